@@ -1,0 +1,11 @@
+"""offline-eval: offline factuality and completeness scoring for LLM answers.
+
+Nothing happens at import time: no model loads, no downloads, no logging setup.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from offline_eval.errors import InputError, ModelError, OfflineEvalError, StageError
+
+__all__ = ["InputError", "ModelError", "OfflineEvalError", "StageError", "__version__"]

@@ -1,0 +1,58 @@
+"""The ``offline-eval`` command: parse, call the API, write. Nothing else.
+
+Each subcommand lives in its own module under ``offline_eval/cli/`` exposing
+``add_parser(subparsers)`` which sets ``func=`` on its parser; the function takes the
+parsed ``argparse.Namespace`` and returns an exit code. The list of subcommand
+modules is :data:`COMMANDS`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from offline_eval.errors import InputError, ModelError, OfflineEvalError
+
+# One line per subcommand module; order is the order in --help.
+COMMANDS: tuple[str, ...] = (
+    "metrics",
+    "status",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="offline-eval",
+        description="Score how factual and how complete an LLM answer is, fully offline.")
+    from offline_eval import __version__
+    parser.add_argument("--version", action="version", version=f"offline-eval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"offline_eval.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, ModelError) as exc:
+        print(f"offline-eval: error: {exc}", file=sys.stderr)
+        return 2
+    except OfflineEvalError as exc:
+        print(f"offline-eval: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("offline-eval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""Versioned names -> factories, filled in one place (:func:`_fill`).
+
+A factory is referenced by ``"module:attribute"`` so that registering a name imports
+nothing heavy; the module is imported only when the factory is resolved.
+
+>>> "offline_eval.metrics.vital.v1" in registered_names()
+True
+>>> resolve("no.such.stage.v1")
+Traceback (most recent call last):
+...
+KeyError: "unknown name 'no.such.stage.v1'; registered: ..."
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+_REGISTRY: dict[str, str] = {}
+
+
+def register(name: str, target: str) -> None:
+    """Register ``name`` (``offline_eval.<kind>.<what>.v<N>``) for ``module:attr``."""
+    if name in _REGISTRY and _REGISTRY[name] != target:
+        raise ValueError(f"{name!r} is already registered for {_REGISTRY[name]!r}")
+    _REGISTRY[name] = target
+
+
+def _fill() -> None:
+    # The one place where names are registered. Keep sorted by kind.
+    entries = {
+        "offline_eval.metrics.vital.v1": "offline_eval.metrics.report:compute_response_metrics",
+        "offline_eval.stages.judged_claims.v1": "offline_eval.stages.judged:JudgedClaims",
+        "offline_eval.stages.metrics.v1": "offline_eval.stages.metrics:MetricsStage",
+    }
+    for name, target in entries.items():
+        register(name, target)
+
+
+def registered_names() -> list[str]:
+    """All registered names, sorted."""
+    if not _REGISTRY:
+        _fill()
+    return sorted(_REGISTRY)
+
+
+def resolve(name: str) -> Callable[..., Any]:
+    """Import and return the factory registered under ``name``."""
+    names = registered_names()
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown name {name!r}; registered: {', '.join(names)}")
+    module, _, attr = _REGISTRY[name].partition(":")
+    return getattr(importlib.import_module(module), attr)

@@ -1,0 +1,176 @@
+"""The data model: frozen dataclasses that flow through the pipeline.
+
+This module imports nothing from the package. Stages never mutate a record; they
+return a new one with :func:`dataclasses.replace`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Mapping
+
+Importance = Literal["vital", "okay", "less-important"]
+IMPORTANCE_LABELS: tuple[str, ...] = ("vital", "okay", "less-important")
+
+VerdictLabel = Literal["supported", "contradicted", "unverifiable", "inconclusive"]
+VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unverifiable", "inconclusive")
+
+NuggetSupport = Literal["support", "partial_support", "not_support"]
+NUGGET_SUPPORT_LABELS: tuple[str, ...] = ("support", "partial_support", "not_support")
+
+SentenceKind = Literal["claim", "deflection", "non_claim"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A source text attached to an item (RAG mode) or a corpus passage."""
+
+    id: str
+    text: str
+    url: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input row: a query and the response to score."""
+
+    id: str
+    query: str
+    response: str
+    date: str | None = None
+    references: tuple[Reference, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A unit of the response with character offsets into it."""
+
+    text: str
+    start: int
+    end: int
+    kind: SentenceKind = "claim"
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A passage that was shown to the verifier, with enough to cite it."""
+
+    passage_id: str
+    text: str
+    score: float = 0.0
+    doc_id: str | None = None
+    title: str | None = None
+    url: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's decision for one claim.
+
+    ``probs`` maps NLI labels (entailment/neutral/contradiction) to the
+    probabilities on the deciding passage; ``evidence`` is that passage.
+    """
+
+    label: VerdictLabel
+    probs: Mapping[str, float] = field(default_factory=dict)
+    evidence: Evidence | None = None
+    reason: str | None = None
+
+    @property
+    def supported(self) -> bool | None:
+        """True/False for decided verdicts, None when undecided (inconclusive)."""
+        if self.label == "inconclusive":
+            return None
+        return self.label == "supported"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An atomic claim. ``judgment`` is the support decision used by metrics:
+    True (supported), False (not supported) or None (undecided)."""
+
+    id: str
+    text: str
+    sentence_index: int = 0
+    sentence: str | None = None
+    importance: Importance | None = None
+    importance_score: float | None = None
+    rank: int | None = None
+    verdict: Verdict | None = None
+    judgment: bool | None = None
+
+    def with_verdict(self, verdict: Verdict) -> "Claim":
+        """Attach a verdict and derive the metric judgment from it."""
+        return replace(self, verdict=verdict, judgment=verdict.supported)
+
+
+@dataclass(frozen=True)
+class Nugget:
+    """A fact the answer should contain, with its importance and its support
+    by the response (AutoNuggetizer's three grades)."""
+
+    id: str
+    text: str
+    importance: Importance | None = None
+    support: NuggetSupport | None = None
+    source_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A metric with its value, or None and the reason it is undefined.
+
+    >>> MetricValue(None, "no decided claims").to_json()
+    {'value': None, 'reason': 'no decided claims'}
+    """
+
+    value: float | None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ResponseResult:
+    """The record that flows through the pipeline for one item."""
+
+    item: Item
+    sentences: tuple[Sentence, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    nuggets: tuple[Nugget, ...] = ()
+    deflection: bool = False
+    order: tuple[str, ...] = ()
+    n2s: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    audit: Mapping[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+
+@dataclass(frozen=True)
+class AggregateValue:
+    """A mean over responses with its bootstrap 95% confidence interval."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Aggregates over a run: per metric mean and CI, and counts."""
+
+    n_responses: int
+    n_failed: int
+    aggregates: Mapping[str, AggregateValue]
+    abstention_ratio: float | None = None
