@@ -29,7 +29,6 @@ def _fill() -> None:
     # The one place where names are registered. Keep sorted by kind.
     entries = {
         "offline_eval.metrics.vital.v1": "offline_eval.metrics.report:compute_response_metrics",
-        "offline_eval.stages.judged_claims.v1": "offline_eval.stages.judged:JudgedClaims",
         "offline_eval.stages.metrics.v1": "offline_eval.stages.metrics:MetricsStage",
     }
     for name, target in entries.items():

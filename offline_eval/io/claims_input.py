@@ -1,0 +1,142 @@
+"""Readers for claims that already carry judgments and importance labels.
+
+Two row formats are accepted (detected per row):
+
+* **VITAL** (the authors' NQ files): ``query``, ``response`` ({"id","text"} or a
+  string), ``decomposition[].decomp[]`` with ``id``, ``text``, ``judgment``
+  (bool or null) and ``importance``, plus optional ``N2S`` and
+  ``subclaim-importance-order``.
+* **native**: ``id``, ``query``, ``response``?, ``claims[]`` with ``id``, ``text``,
+  ``judgment`` (bool/null) or ``verdict`` (a verdict label), ``importance``?,
+  ``rank``?; optional ``nuggets[]`` with ``id``, ``text``?, ``importance``?,
+  ``support``?; optional ``order`` (claim ids) and ``n2s``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any, Iterator, Mapping
+
+from offline_eval.errors import InputError
+from offline_eval.io.jsonl import get_field, read_jsonl
+from offline_eval.types import (IMPORTANCE_LABELS, NUGGET_SUPPORT_LABELS, VERDICT_LABELS, Claim,
+                                Item, Nugget, ResponseResult, Verdict)
+
+
+class _Ctx:
+    def __init__(self, path: str, line: int) -> None:
+        self.path, self.line = path, line
+
+    def get(self, row: Mapping[str, Any], name: str, kind: Any, prefix: str = "", **kw: Any) -> Any:
+        try:
+            return get_field(row, name, kind, **kw)
+        except InputError as exc:
+            raise InputError(exc.reason, path=self.path, line=self.line,
+                             field=prefix + name) from None
+
+    def fail(self, field: str, message: str) -> InputError:
+        return InputError(message, path=self.path, line=self.line, field=field)
+
+    def label(self, value: Any, valid: tuple[str, ...], field: str) -> Any:
+        if value is not None and value not in valid:
+            raise self.fail(field, f"unknown value {value!r}; valid: {', '.join(valid)}")
+        return value
+
+
+def _response_text(ctx: _Ctx, row: Mapping[str, Any]) -> tuple[str | None, str]:
+    resp = row.get("response", "")
+    if isinstance(resp, Mapping):
+        rid = resp.get("id")
+        return (None if rid is None else str(rid)), ctx.get(resp, "text", str, "response.")
+    if not isinstance(resp, str):
+        raise ctx.fail("response", f"expected str or object, got {type(resp).__name__}")
+    return None, resp
+
+
+def parse_vital_row(row: Mapping[str, Any], path: str, line: int) -> ResponseResult:
+    """One VITAL NQ row -> a ResponseResult (id falls back to the line number)."""
+    ctx = _Ctx(path, line)
+    query = ctx.get(row, "query", str)
+    rid, text = _response_text(ctx, row)
+    claims: list[Claim] = []
+    for si, sent in enumerate(ctx.get(row, "decomposition", list)):
+        pre = f"decomposition[{si}]."
+        if not isinstance(sent, Mapping):
+            raise ctx.fail(pre[:-1], "expected an object")
+        sentence = ctx.get(sent, "sentence", str, pre, default=None)
+        for ai, atom in enumerate(ctx.get(sent, "decomp", list, pre)):
+            apre = f"{pre}decomp[{ai}]."
+            if not isinstance(atom, Mapping):
+                raise ctx.fail(apre[:-1], "expected an object")
+            claims.append(Claim(
+                id=ctx.get(atom, "id", str, apre), text=ctx.get(atom, "text", str, apre),
+                sentence_index=si, sentence=sentence,
+                judgment=ctx.get(atom, "judgment", bool, apre, nullable=True),
+                importance=ctx.label(ctx.get(atom, "importance", str, apre, nullable=True,
+                                             default=None), IMPORTANCE_LABELS,
+                                     apre + "importance")))
+    _check_unique(ctx, [c.id for c in claims], "decomposition[].decomp[].id")
+    order = tuple(ctx.get(row, "subclaim-importance-order", list, default=[]))
+    n2s = {str(k): tuple(v) for k, v in ctx.get(row, "N2S", dict, default={}).items()}
+    item = Item(id=str(row.get("id", rid if rid is not None else f"line{line}")), query=query,
+                response=text, meta={"format": "vital"})
+    return ResponseResult(item=item, claims=tuple(claims), order=order, n2s=n2s)
+
+
+def parse_native_row(row: Mapping[str, Any], path: str, line: int) -> ResponseResult:
+    """One native row -> a ResponseResult."""
+    ctx = _Ctx(path, line)
+    rid = ctx.get(row, "id", (str, int))
+    query = ctx.get(row, "query", str)
+    _, text = _response_text(ctx, row)
+    claims = []
+    for i, c in enumerate(ctx.get(row, "claims", list)):
+        pre = f"claims[{i}]."
+        if not isinstance(c, Mapping):
+            raise ctx.fail(pre[:-1], "expected an object")
+        claim = Claim(id=str(ctx.get(c, "id", (str, int), pre)), text=ctx.get(c, "text", str, pre),
+                      importance=ctx.label(c.get("importance"), IMPORTANCE_LABELS, pre + "importance"),
+                      rank=ctx.get(c, "rank", int, pre, default=None, nullable=True))
+        if "verdict" in c:
+            label = ctx.label(ctx.get(c, "verdict", str, pre), VERDICT_LABELS, pre + "verdict")
+            claim = claim.with_verdict(Verdict(label=label))
+        else:
+            claim = replace(claim, judgment=ctx.get(c, "judgment", bool, pre, nullable=True))
+        claims.append(claim)
+    _check_unique(ctx, [c.id for c in claims], "claims[].id")
+    nuggets = []
+    for i, n in enumerate(ctx.get(row, "nuggets", list, default=[])):
+        pre = f"nuggets[{i}]."
+        if not isinstance(n, Mapping):
+            raise ctx.fail(pre[:-1], "expected an object")
+        nuggets.append(Nugget(
+            id=str(ctx.get(n, "id", (str, int), pre, default=f"N{i}")),
+            text=ctx.get(n, "text", str, pre, default=""),
+            importance=ctx.label(n.get("importance"), IMPORTANCE_LABELS, pre + "importance"),
+            support=ctx.label(n.get("support"), NUGGET_SUPPORT_LABELS, pre + "support")))
+    order = tuple(str(x) for x in ctx.get(row, "order", list, default=[]))
+    n2s = {str(k): tuple(str(s) for s in v) for k, v in ctx.get(row, "n2s", dict, default={}).items()}
+    item = Item(id=str(rid), query=query, response=text, meta={"format": "native"})
+    return ResponseResult(item=item, claims=tuple(claims), nuggets=tuple(nuggets), order=order,
+                          n2s=n2s)
+
+
+def _check_unique(ctx: _Ctx, ids: list[str], field: str) -> None:
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise ctx.fail(field, f"duplicate id {i!r}")
+        seen.add(i)
+
+
+def read_judged(path: str | os.PathLike[str]) -> Iterator[ResponseResult]:
+    """Read judged claims in either format; ids must be unique across the file."""
+    seen: dict[str, int] = {}
+    for line, row in read_jsonl(path):
+        fmt = parse_vital_row if "decomposition" in row else parse_native_row
+        result = fmt(row, str(path), line)
+        if result.id in seen:
+            raise InputError(f"duplicate id {result.id!r} (first on line {seen[result.id]})",
+                             path=str(path), line=line, field="id")
+        seen[result.id] = line
+        yield result

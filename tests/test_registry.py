@@ -1,0 +1,26 @@
+"""The registry holds exactly these versioned names (update when adding one)."""
+from __future__ import annotations
+
+import pytest
+
+from offline_eval import registry
+
+EXPECTED = [
+    "offline_eval.metrics.vital.v1",
+    "offline_eval.stages.metrics.v1",
+]
+
+
+def test_registered_names_are_the_expected_list():
+    assert registry.registered_names() == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_every_name_resolves(name):
+    assert callable(registry.resolve(name))
+
+
+def test_conflicting_registration_is_refused():
+    registry.registered_names()
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(EXPECTED[0], "somewhere:else")
