@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import JsonlWriter
@@ -57,12 +56,36 @@ def run(args: argparse.Namespace) -> int:
                     row = {"condition": name, **row}
                 out.write(row)
                 rows.append(row)
+    summary: dict = {"conditions": {g: summarize(r) for g, r in groups.items()}}
+    if len(groups) > 1:
+        summary["comparisons"] = compare(groups)
     if args.summary:
-        summary = {"conditions": {g: summarize(r) for g, r in groups.items()}}
-        if len(groups) > 1:
-            summary["comparisons"] = compare(groups)
         with open(args.summary, "w", encoding="utf-8") as fh:
             json.dump(summary, fh, indent=2, allow_nan=False)
             fh.write("\n")
-        print(f"summary written to {args.summary}", file=sys.stderr)
+    if args.output not in (None, "-"):  # stdout is free: show a human summary there
+        print(format_summary(summary))
     return 0
+
+
+SHOWN = ("factscore_precision", "vital_precision", "weighted_precision",
+         "linear_decay_precision", "vital_recall", "vital_rlp")
+
+
+def format_summary(summary: dict) -> str:
+    """A fixed-width table: one row per condition, mean [95% CI] per metric."""
+    lines = [f"{'condition':<12} {'n':>4}  " + "  ".join(f"{k:>24}" for k in SHOWN)]
+    for name, s in summary["conditions"].items():
+        cells = []
+        for k in SHOWN:
+            a = s["metrics"].get(k, {})
+            cells.append("n/a" if a.get("mean") is None else
+                         f"{a['mean']:.3f} [{a['ci95'][0]:.2f},{a['ci95'][1]:.2f}]")
+        lines.append(f"{name:<12} {s['n_responses']:>4}  " + "  ".join(f"{c:>24}" for c in cells))
+    for c in summary.get("comparisons", []):
+        if c["metric"] in SHOWN:
+            p = c.get("t_p_holm", c.get("p_holm"))
+            diff = c.get("mean_diff", (c.get("rate_a") or 0) - (c.get("rate_b") or 0))
+            lines.append(f"{c['a']} vs {c['b']}: {c['metric']} diff {diff:+.3f} "
+                         f"(n={c['n']}, Holm p={p if p is None else f'{p:.2g}'})")
+    return "\n".join(lines)

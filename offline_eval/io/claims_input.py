@@ -9,7 +9,7 @@ Two row formats are accepted (detected per row):
 * **native**: ``id``, ``query``, ``response``?, ``claims[]`` with ``id``, ``text``,
   ``judgment`` (bool/null) or ``verdict`` (a verdict label), ``importance``?,
   ``rank``?; optional ``nuggets[]`` with ``id``, ``text``?, ``importance``?,
-  ``support``?; optional ``order`` (claim ids) and ``n2s``.
+  ``support``?; optional ``order`` (claim ids), ``n2s`` and ``deflection`` (bool).
 """
 from __future__ import annotations
 
@@ -117,8 +117,9 @@ def parse_native_row(row: Mapping[str, Any], path: str, line: int) -> ResponseRe
     order = tuple(str(x) for x in ctx.get(row, "order", list, default=[]))
     n2s = {str(k): tuple(str(s) for s in v) for k, v in ctx.get(row, "n2s", dict, default={}).items()}
     item = Item(id=str(rid), query=query, response=text, meta={"format": "native"})
+    deflection = ctx.get(row, "deflection", bool, default=False)
     return ResponseResult(item=item, claims=tuple(claims), nuggets=tuple(nuggets), order=order,
-                          n2s=n2s)
+                          n2s=n2s, deflection=deflection)
 
 
 def _check_unique(ctx: _Ctx, ids: list[str], field: str) -> None:

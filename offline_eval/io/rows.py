@@ -20,6 +20,7 @@ def metrics_row(result: ResponseResult, undecided: str = "exclude") -> dict[str,
     values, reasons = metric_values(result.metrics)
     row: dict[str, Any] = {
         "id": result.id,
+        "deflection": result.deflection,
         "metrics": values,
         "metric_reasons": reasons,
         "counts": claim_counts(result.claims),

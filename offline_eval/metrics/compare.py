@@ -32,7 +32,7 @@ def compare_conditions(values: Mapping[str, Mapping[str, Mapping[str, float | No
 
     Only ids present, with a defined value, in both conditions are paired.
     """
-    conds = sorted(values)
+    conds = list(values)  # the caller's order (e.g. normal, missing, wrong)
     raw: list[tuple[str, str, str, PairedTest | McNemarTest]] = []
     for kind, keys in (("c", continuous), ("b", binary)):
         for metric in keys:
