@@ -102,6 +102,7 @@ class Claim:
     rank: int | None = None
     verdict: Verdict | None = None
     judgment: bool | None = None
+    evidence: tuple[Evidence, ...] = ()
 
     def with_verdict(self, verdict: Verdict) -> "Claim":
         """Attach a verdict and derive the metric judgment from it."""
@@ -136,6 +137,35 @@ class MetricValue:
 
 
 @dataclass(frozen=True)
+class ClaimAudit:
+    """The guideline audit of one claim.
+
+    ``verdict``: correct | incorrect | partially_correct | inconclusive (the evidence
+    conflicts) | unverifiable (no evidence decides it). ``magnitude`` (minor | major) is set
+    for non-correct claims only.
+    """
+
+    claim_id: str
+    verdict: str
+    core: bool
+    magnitude: str | None = None
+    timeliness: str = "undated"
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResponseAudit:
+    """The guideline audit of one response."""
+
+    deflection: bool
+    relevance: str
+    timeliness: str
+    verdict: str | None
+    reasons: tuple[str, ...] = ()
+    claims: tuple[ClaimAudit, ...] = ()
+
+
+@dataclass(frozen=True)
 class ResponseResult:
     """The record that flows through the pipeline for one item."""
 
@@ -148,6 +178,7 @@ class ResponseResult:
     n2s: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
     audit: Mapping[str, Any] = field(default_factory=dict)
+    guideline: ResponseAudit | None = None
     error: str | None = None
 
     @property

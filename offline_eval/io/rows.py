@@ -46,3 +46,50 @@ def paired_json(t: PairedTest, p_t: float | None, p_w: float | None) -> dict[str
 def mcnemar_json(t: McNemarTest, p: float | None) -> dict[str, Any]:
     return {"n": t.n, "rate_a": t.rate_a, "rate_b": t.rate_b, "a_only": t.a_only,
             "b_only": t.b_only, "p_holm": p}
+
+
+def _evidence_json(ev: Any) -> dict[str, Any] | None:
+    if ev is None:
+        return None
+    return {"passage_id": ev.passage_id, "doc_id": ev.doc_id, "title": ev.title, "url": ev.url,
+            "score": ev.score, "text": ev.text, "start": ev.start, "end": ev.end}
+
+
+def score_row(result: ResponseResult, undecided: str = "exclude") -> dict[str, Any]:
+    """The output row of ``offline-eval score`` for one response (schema in the README)."""
+    audits = {a.claim_id: a for a in result.guideline.claims} if result.guideline else {}
+    claims = []
+    for c in result.claims:
+        a = audits.get(c.id)
+        claims.append({
+            "id": c.id, "text": c.text, "sentence_index": c.sentence_index, "sentence": c.sentence,
+            "importance": c.importance, "importance_score": c.importance_score, "rank": c.rank,
+            "verdict": c.verdict.label if c.verdict else None,
+            "probs": dict(c.verdict.probs) if c.verdict else {},
+            "verdict_reason": c.verdict.reason if c.verdict else None,
+            "judgment": c.judgment,
+            "evidence": [_evidence_json(e) for e in c.evidence],
+            "decisive_evidence": _evidence_json(c.verdict.evidence) if c.verdict else None,
+            "audit": None if a is None else {"verdict": a.verdict, "magnitude": a.magnitude,
+                                             "core": a.core, "timeliness": a.timeliness,
+                                             "reasons": list(a.reasons)},
+        })
+    g = result.guideline
+    base = metrics_row(result, undecided)
+    return {
+        "id": result.id, "status": "ok", "query": result.item.query,
+        "response": result.item.response, "date": result.item.date,
+        **({"group": result.item.meta["group"]} if "group" in result.item.meta else {}),
+        "deflection": result.deflection,
+        "sentences": [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind,
+                       "reason": s.reason} for s in result.sentences],
+        "claims": claims,
+        "nuggets": [{"id": n.id, "text": n.text, "importance": n.importance, "support": n.support,
+                     "source_ids": list(n.source_ids)} for n in result.nuggets],
+        "order": list(result.order),
+        "metrics": base["metrics"], "metric_reasons": base["metric_reasons"],
+        "counts": base["counts"], "cumulative_precision": base["cumulative_precision"],
+        "audit": None if g is None else {"deflection": g.deflection, "relevance": g.relevance,
+                                         "timeliness": g.timeliness, "verdict": g.verdict,
+                                         "reasons": list(g.reasons)},
+    }

@@ -1,0 +1,1 @@
+"""The fact-checking-guideline audit: pure rules over verdicts, importance and text."""

@@ -1,0 +1,141 @@
+"""Flexible judgement of numbers: extract quantities, normalise units, compare with a
+relative tolerance or against ranges ("70 to 125 calories").
+
+Default tolerances per quantity type (:data:`TOLERANCE`): a claim value ``v`` matches an
+evidence value ``e`` when ``|v - e| <= tol * |e|``; years and dates must match exactly; a
+claim value inside an evidence range (or a claim range overlapping it) matches.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# relative tolerance per type; 0 means exact
+TOLERANCE: dict[str, float] = {"money": 0.10, "percent": 0.05, "year": 0.0, "count": 0.05,
+                               "length": 0.05, "mass": 0.05, "energy": 0.05, "area": 0.05,
+                               "time": 0.05, "temperature": 0.02, "speed": 0.05}
+
+# unit -> (type, factor to the base unit of that type)
+UNITS: dict[str, tuple[str, float]] = {
+    "km": ("length", 1000.0), "kilometres": ("length", 1000.0), "kilometers": ("length", 1000.0),
+    "m": ("length", 1.0), "metres": ("length", 1.0), "meters": ("length", 1.0),
+    "metre": ("length", 1.0), "meter": ("length", 1.0), "cm": ("length", 0.01),
+    "mi": ("length", 1609.344), "miles": ("length", 1609.344), "mile": ("length", 1609.344),
+    "ft": ("length", 0.3048), "feet": ("length", 0.3048), "foot": ("length", 0.3048),
+    "kg": ("mass", 1.0), "kilograms": ("mass", 1.0), "g": ("mass", 0.001), "grams": ("mass", 0.001),
+    "lb": ("mass", 0.45359237), "lbs": ("mass", 0.45359237), "pounds": ("mass", 0.45359237),
+    "tonnes": ("mass", 1000.0), "tons": ("mass", 907.18474),
+    "calories": ("energy", 1.0), "kcal": ("energy", 1.0), "cal": ("energy", 1.0),
+    "km2": ("area", 1e6), "sq km": ("area", 1e6), "square kilometres": ("area", 1e6),
+    "square kilometers": ("area", 1e6), "square miles": ("area", 2.589988e6),
+    "hours": ("time", 3600.0), "hour": ("time", 3600.0), "minutes": ("time", 60.0),
+    "minute": ("time", 60.0), "seconds": ("time", 1.0), "days": ("time", 86400.0),
+    "years old": ("time", 31557600.0), "km/h": ("speed", 1 / 3.6), "mph": ("speed", 0.44704),
+}
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3,
+          "m": 1e6, "bn": 1e9}
+_NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|k)\b)?"
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+_CURRENCY = r"([$€£¥])"
+_RANGE_SEP = r"\s*(?:-|–|to|and)\s*"
+_PATTERN = re.compile(
+    rf"(?:between\s+)?{_CURRENCY}?{_NUM}{_SCALE_RE}"
+    rf"(?:{_RANGE_SEP}{_CURRENCY}?{_NUM}{_SCALE_RE})?"
+    rf"\s*(%|percent\b|°\s?[CF]\b|degrees\s+(?:celsius|fahrenheit)\b|(?:{_UNIT_RE})\b)?",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value or a range ``[low, high]`` of one type, in that type's base unit."""
+
+    kind: str
+    low: float
+    high: float
+    text: str
+
+
+def _value(num: str, scale: str | None) -> float:
+    return float(num.replace(",", "")) * (_SCALE[scale.lower()] if scale else 1.0)
+
+
+def extract_quantities(text: str) -> list[Quantity]:
+    """Quantities in ``text``.
+
+    >>> [(q.kind, q.low, q.high) for q in extract_quantities("It has 70 to 125 calories.")]
+    [('energy', 70.0, 125.0)]
+    >>> [(q.kind, q.low) for q in extract_quantities("Founded in 1975, it earned $2.5 billion.")]
+    [('year', 1975.0), ('money', 2500000000.0)]
+    """
+    out: list[Quantity] = []
+    for m in _PATTERN.finditer(text):
+        cur1, n1, s1, cur2, n2, s2, unit = m.groups()
+        s1 = s1 or s2 if n2 and not s1 else s1  # "2 to 3 million": scale applies to both
+        lo = _value(n1, s1)
+        hi = _value(n2, s2) if n2 else lo
+        if hi < lo:
+            lo, hi = hi, lo
+        unit_l = (unit or "").lower().strip()
+        if cur1 or cur2:
+            kind, factor = "money", 1.0
+        elif unit_l in ("%", "percent"):
+            kind, factor = "percent", 1.0
+        elif unit_l.startswith("°") or unit_l.startswith("degrees"):
+            kind, factor = "temperature", 1.0
+            if unit_l.endswith("f") or "fahrenheit" in unit_l:
+                lo, hi = (lo - 32) * 5 / 9, (hi - 32) * 5 / 9
+        elif unit_l in UNITS:
+            kind, factor = UNITS[unit_l]
+        elif not n2 and not s1 and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", n1):
+            kind, factor = "year", 1.0
+        else:
+            kind, factor = "count", 1.0
+        out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip()))
+    return out
+
+
+def quantities_match(claim: Quantity, evidence: Quantity, tolerance: float | None = None) -> bool:
+    """True when the claim's value or range fits the evidence's, within tolerance.
+
+    >>> c, e = extract_quantities("about 100 calories")[0], extract_quantities("70 to 125 calories")[0]
+    >>> quantities_match(c, e)
+    True
+    >>> quantities_match(extract_quantities("8,849 metres")[0], extract_quantities("8.85 km")[0])
+    True
+    """
+    if claim.kind != evidence.kind:
+        return False
+    tol = TOLERANCE.get(claim.kind, 0.05) if tolerance is None else tolerance
+    slack = tol * max(abs(evidence.low), abs(evidence.high))
+    return claim.low <= evidence.high + slack and claim.high >= evidence.low - slack
+
+
+@dataclass(frozen=True)
+class NumberCheck:
+    """The outcome for one claim against one passage."""
+
+    status: str  # "match" | "mismatch" | "no_claim_numbers" | "no_comparable_numbers"
+    detail: str = ""
+
+
+def check_numbers(claim_text: str, evidence_text: str) -> NumberCheck:
+    """Compare every claim quantity with the evidence quantities of the same type.
+
+    >>> check_numbers("Everest is 7,849 metres tall.", "Everest is 8,849 m high.").status
+    'mismatch'
+    """
+    cq = extract_quantities(claim_text)
+    if not cq:
+        return NumberCheck("no_claim_numbers")
+    eq = extract_quantities(evidence_text)
+    compared = False
+    for q in cq:
+        same = [e for e in eq if e.kind == q.kind]
+        if not same:
+            continue
+        compared = True
+        if not any(quantities_match(q, e) for e in same):
+            return NumberCheck("mismatch", f"{q.text!r} not within tolerance of "
+                                           f"{', '.join(repr(e.text) for e in same)}")
+    return NumberCheck("match") if compared else NumberCheck("no_comparable_numbers")

@@ -1,0 +1,20 @@
+"""The audit stage: the fact-checking-guideline audit of each response."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from offline_eval.audit.rules import audit_response
+from offline_eval.types import ResponseResult
+
+
+class Audit:
+    """Fills ``guideline`` from verdicts, importance and the response text."""
+
+    name = "offline_eval.stages.audit.v1"
+    requires: tuple[str, ...] = ("claims", "deflection")
+    assigns: tuple[str, ...] = ("guideline",)
+
+    def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
+        return [replace(r, guideline=audit_response(
+            r.item.query, r.item.response, r.claims, deflection=r.deflection, order=r.order,
+            date=r.item.date)) for r in batch]

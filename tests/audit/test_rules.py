@@ -1,0 +1,133 @@
+"""Guideline rules, on self-written cases modelled on the guideline's examples."""
+from __future__ import annotations
+
+import pytest
+
+from offline_eval.audit.quantities import check_numbers, extract_quantities
+from offline_eval.audit.rules import audit_claim, audit_response
+from offline_eval.audit.timeliness import claim_timeliness
+from offline_eval.types import Claim, Evidence, Verdict
+
+
+def claim(text, label, passage="", importance="okay", cid="c1"):
+    ev = Evidence("p1", passage) if passage else None
+    return Claim(cid, text, importance=importance).with_verdict(Verdict(label, evidence=ev))
+
+
+# --- numbers ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("c,e,status", [
+    ("A banana has about 105 calories.", "A medium banana has 70 to 125 calories.", "match"),
+    ("A banana has 300 calories.", "A medium banana has 70 to 125 calories.", "mismatch"),
+    ("Puppies cost $1,200.", "Puppies typically cost $1,000 to $4,000.", "match"),
+    ("The river is 6,650 km long.", "The river is about 4,130 miles long.", "match"),
+    ("Water boils at 212 °F.", "Water boils at 100 °C at sea level.", "match"),
+    ("Unemployment was 4.1%.", "Unemployment stood at 4.0 percent.", "match"),
+    ("The bridge opened in 1937.", "The bridge opened in 1936.", "mismatch"),
+    ("The tower is tall.", "The tower is 330 m tall.", "no_claim_numbers"),
+])
+def test_number_judgement(c, e, status):
+    assert check_numbers(c, e).status == status
+
+
+def test_scales_and_ranges_are_parsed():
+    (q,) = extract_quantities("between 2 and 3 million people")
+    assert (q.kind, q.low, q.high) == ("count", 2e6, 3e6)
+
+
+def test_claim_inside_range_is_correct_even_if_nli_disagrees():
+    a = audit_claim(claim("A medium banana has about 105 calories.", "contradicted",
+                          "A medium banana has 70 to 125 calories."), core=True)
+    assert a.verdict == "correct" and a.magnitude is None
+
+
+def test_number_far_off_is_incorrect_and_major():
+    a = audit_claim(claim("Mount Everest is 5,000 metres tall.", "supported",
+                          "Mount Everest is 8,849 metres tall."), core=False)
+    assert (a.verdict, a.magnitude) == ("incorrect", "major")
+
+
+def test_number_slightly_off_is_partially_correct_minor():
+    a = audit_claim(claim("The lake covers 620 square kilometres.", "supported",
+                          "The lake covers 580 square kilometres."), core=False)
+    assert (a.verdict, a.magnitude) == ("partially_correct", "minor")
+
+
+# --- directions ------------------------------------------------------------------------
+
+def test_relative_direction_swap_is_incorrect():
+    a = audit_claim(claim("Bergen is east of Oslo.", "supported",
+                          "Bergen lies west of Oslo, on the coast."), core=True)
+    assert a.verdict == "incorrect" and "relative direction" in a.reasons[0]
+
+
+# --- verdict mapping and magnitude -----------------------------------------------------
+
+@pytest.mark.parametrize("label,verdict", [("supported", "correct"), ("contradicted", "incorrect"),
+                                           ("inconclusive", "inconclusive"),
+                                           ("unverifiable", "unverifiable")])
+def test_verdict_mapping(label, verdict):
+    assert audit_claim(claim("Lyon is a city in France.", label, "Lyon is in France."),
+                       core=False).verdict == verdict
+
+
+def test_magnitude_major_for_core_minor_otherwise():
+    assert audit_claim(claim("Lyon is the capital.", "contradicted", "Paris is the capital."),
+                       core=True).magnitude == "major"
+    assert audit_claim(claim("Lyon has a cafe.", "contradicted", "Lyon has no cafe."),
+                       core=False).magnitude == "minor"
+
+
+# --- timeliness ------------------------------------------------------------------------
+
+def test_future_season_already_under_way_is_not_timely():
+    t = claim_timeliness("The series will air through the 2024-25 season.", "2025-03-10")
+    assert t.label == "not_timely"
+
+
+def test_without_date_claims_are_checked_as_usual():
+    assert claim_timeliness("The series will air through the 2024-25 season.", None).label == "undated"
+
+
+# --- response level --------------------------------------------------------------------
+
+def test_wrong_core_answer_makes_response_incorrect():
+    cs = [claim("The capital of France is Lyon.", "contradicted", "Paris is the capital of France.",
+                "vital", "c1"),
+          claim("France is in Europe.", "supported", "France is in Europe.", "okay", "c2")]
+    a = audit_response("What is the capital of France?", "The capital of France is Lyon. France is in Europe.",
+                       cs, deflection=False)
+    assert a.verdict == "incorrect" and "core fact incorrect" in a.reasons
+    assert [c.core for c in a.claims] == [True, False]
+
+
+def test_wrong_detail_makes_response_partially_correct():
+    cs = [claim("The capital of France is Paris.", "supported", "Paris is the capital.", "vital", "c1"),
+          claim("Paris has 40 million residents.", "supported", "Paris has 2.1 million residents.",
+                "less-important", "c2")]
+    a = audit_response("What is the capital of France?", "x Paris capital France", cs, deflection=False)
+    assert a.verdict == "partially_correct" and "additional facts incorrect" in a.reasons
+
+
+def test_deflection_has_no_verdict():
+    a = audit_response("What is the price of gold today?", "I'm sorry, I can't check prices.", [],
+                       deflection=True)
+    assert a.verdict is None and a.deflection and "deflection" in a.reasons
+
+
+def test_not_timely_core_claim_makes_response_incorrect():
+    cs = [claim("The show will air through the 2024-25 season.", "supported",
+                "The show will air through the 2024-25 season.", "vital")]
+    a = audit_response("How long will the show air?", "The show will air through the 2024-25 season.",
+                       cs, deflection=False, date="2025-03-10")
+    assert a.verdict == "incorrect" and "not timely" in a.reasons and a.timeliness == "not_timely"
+
+
+def test_not_specific_and_not_relevant():
+    cs = [claim("Many people live in Tokyo.", "supported", "Many people live in Tokyo.", "vital")]
+    a = audit_response("How many people live in Tokyo?", "Many people live in Tokyo.", cs,
+                       deflection=False)
+    assert a.relevance == "not_specific" and "not specific" in a.reasons
+    cs = [claim("Bananas are yellow.", "supported", "Bananas are yellow.", "vital")]
+    a = audit_response("How many people live in Tokyo?", "Bananas are yellow.", cs, deflection=False)
+    assert a.relevance == "not_relevant"
