@@ -45,3 +45,11 @@ def main(inp: str, out: str, resume: bool, delay: float) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3] == "resume", float(sys.argv[4])))
+
+
+def toy_specs(delay: float = 0.0):
+    """The toy pipeline as stage specs (for the Ray engine)."""
+    from offline_eval.engines.spec import StageSpec
+    return [StageSpec("tests.engines.toy_run:ToyClaims", {"delay": delay}, uses_model=True),
+            StageSpec("offline_eval.stages.metrics:MetricsStage"),
+            StageSpec("offline_eval.stages.audit:Audit")]

@@ -1,0 +1,102 @@
+"""The run summary: overview numbers, metric cards, plots and paired comparisons.
+
+>>> s = {"n_responses": 2, "abstention_ratio": 0.5,
+...      "metrics": {"factscore_precision": {"mean": 0.75, "ci95": [0.5, 1.0], "n": 2},
+...                  "vital_recall": {"mean": None, "ci95": [None, None], "n": 0,
+...                                   "reason": "no nuggets"}}}
+>>> html = metric_cards(s)
+>>> "0.750" in html and "[0.500, 1.000]" in html and "no nuggets" in html
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from offline_eval.report._fmt import (VERDICTS, as_dict, as_float, as_list, claim_verdict,
+                                      css_token, esc, fmt_ci, fmt_num, label)
+from offline_eval.report.plots import comparison_svg, cumulative_svg, distribution_svg
+
+
+def _card(key: str, agg: Mapping[str, Any], groups: Mapping[str, Any]) -> str:
+    mean = as_float(agg.get("mean"))
+    value = (f'<div class="mean">{fmt_num(mean)}</div><div class="ci">95% CI '
+             f'{fmt_ci(agg.get("ci95")) or "–"}</div>' if mean is not None else
+             f'<div class="mean na">n/a</div><div class="ci">{esc(agg.get("reason"))}</div>')
+    lines = []
+    for g, gs in groups.items():
+        ga = as_dict(as_dict(as_dict(gs).get("metrics")).get(key))
+        lines.append(f'<tr><td>{esc(g)}</td><td class=num>{fmt_num(ga.get("mean"))}</td>'
+                     f'<td class="num ci">{fmt_ci(ga.get("ci95"))}</td></tr>')
+    per_group = f'<table class="gtab">{"".join(lines)}</table>' if lines else ""
+    return (f'<div class="card{" empty" if mean is None else ""}"><div class="name">'
+            f'{esc(label(key))}</div>{value}<div class="n">n = {esc(agg.get("n", "–"))}</div>'
+            f"{per_group}</div>")
+
+
+def metric_cards(summary: Mapping[str, Any]) -> str:
+    """A grid of cards: mean, 95% CI and n per metric (and per group when grouped)."""
+    metrics = as_dict(summary.get("metrics"))
+    groups = as_dict(summary.get("groups"))
+    cards = "".join(_card(k, as_dict(v), groups) for k, v in metrics.items())
+    return f'<div class="cards">{cards}</div>' if cards else ""
+
+
+def overview(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> str:
+    """Counts: responses, errors, deflections, claims and the verdict mix."""
+    ok = [r for r in rows if r.get("status") != "error"]
+    claims = [as_dict(c) for r in ok for c in as_list(r.get("claims"))]
+    n = summary.get("n_responses", len(ok))
+    stats = [("responses", esc(n)), ("errors", str(len(rows) - len(ok))),
+             ("abstention ratio", fmt_num(summary.get("abstention_ratio"))),
+             ("claims", str(len(claims)))]
+    cells = "".join(f'<div class="stat"><div class="v">{v}</div><div class="k">{k}</div></div>'
+                    for k, v in stats)
+    verdicts = [claim_verdict(c) for c in claims]
+    counts = {v: verdicts.count(v) for v in VERDICTS}
+    counts["none"] = len(claims) - sum(counts.values())
+    bar = "".join(f'<span class="seg v-{css_token(v)}" style="flex:{c}" '
+                  f'title="{esc(label(v))}: {c}"></span>' for v, c in counts.items() if c)
+    legend = "".join(f'<span class="lg"><span class="sw v-{css_token(v)}"></span>'
+                     f"{esc(label(v if v != 'none' else 'no verdict'))} {c}</span>"
+                     for v, c in counts.items() if c)
+    mix = f'<div class="mix">{bar}</div><div class="legend">{legend}</div>' if claims else ""
+    return f'<div class="stats">{cells}</div>{mix}'
+
+
+def _figure(svg: str | None, caption: str) -> str:
+    if svg is None:
+        return ""
+    return f'<figure class="plot">{svg}<figcaption>{esc(caption)}</figcaption></figure>'
+
+
+def plots(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
+          groups: Sequence[str]) -> str:
+    """The three plots (those that have data), each with a caption."""
+    ok = [r for r in rows if r.get("status") != "error"]
+    return (_figure(cumulative_svg(ok, groups),
+                    "Cumulative precision by claim position: mean over responses of the "
+                    "precision of the first k claims in importance order, with a ±1.96·SE band"
+                    " (positions reached by at least 10% of the responses).")
+            + _figure(distribution_svg(ok, groups), "Score distributions over responses.")
+            + _figure(comparison_svg(summary),
+                      "Group means with 95% bootstrap confidence intervals."))
+
+
+def comparisons_table(summary: Mapping[str, Any]) -> str:
+    """Paired tests between groups (Holm-adjusted p-values), in a collapsible table."""
+    comps = [as_dict(c) for c in as_list(summary.get("comparisons"))]
+    if not comps:
+        return ""
+    body = "".join(
+        f"<tr><td>{esc(c.get('metric'))}</td><td>{esc(c.get('a'))} vs {esc(c.get('b'))}</td>"
+        f"<td class=num>{esc(c.get('n'))}</td>"
+        f"<td class=num>{fmt_num(c.get('mean_a', c.get('rate_a')))}</td>"
+        f"<td class=num>{fmt_num(c.get('mean_b', c.get('rate_b')))}</td>"
+        f"<td class=num>{fmt_num(c.get('mean_diff'))}</td>"
+        f"<td class=num>{fmt_num(c.get('t_p_holm', c.get('p_holm')), 4)}</td>"
+        f"<td class=num>{fmt_num(c.get('wilcoxon_p_holm'), 4)}</td></tr>" for c in comps)
+    return ("<details class=more><summary>Paired comparisons between groups "
+            f"({len(comps)})</summary><table class=metric-table><thead><tr><th>metric</th>"
+            "<th>pair</th><th>n</th><th>a</th><th>b</th><th>diff</th><th>p (t / McNemar, "
+            f"Holm)</th><th>p (Wilcoxon, Holm)</th></tr></thead><tbody>{body}</tbody></table>"
+            "</details>")

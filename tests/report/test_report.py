@@ -1,0 +1,175 @@
+"""Structure of the HTML report: content, escaping, no external assets, stable bytes."""
+from __future__ import annotations
+
+import copy
+import html
+import re
+import socket
+
+import pytest
+
+from offline_eval.report import render_report, report_html
+from tests.report.sample import sample_rows, sample_summary
+
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def grouped() -> tuple[list, dict, str]:
+    rows = sample_rows()
+    summary = sample_summary(rows)
+    return rows, summary, report_html(rows, summary, "Grouped <run>")
+
+
+def test_every_claim_and_response_appears(grouped):
+    rows, _, page = grouped
+    for n, row in enumerate(rows):
+        assert f'id="r{n}"' in page
+        assert html.escape(row["id"]) in page
+        for k, claim in enumerate(row.get("claims", [])):
+            assert f'id="r{n}-c{k}"' in page
+            assert html.escape(claim["text"], quote=True) in page
+
+
+def test_text_is_escaped(grouped):
+    _, _, page = grouped
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "&lt;b&gt;more&lt;/b&gt;" in page
+    assert "<title>Grouped &lt;run&gt;</title>" in page
+    assert page.count("<script") == 1          # only the report's own inline script
+
+
+def test_no_external_assets(grouped):
+    _, _, page = grouped
+    for tag in re.findall(r"<[a-zA-Z][^>]*>", page):
+        name = tag[1:].split()[0].rstrip(">").lower()
+        refs = re.findall(r'\b(src|href|xlink:href|action|poster|data)\s*=\s*"([^"]*)"', tag)
+        for attr, value in refs:
+            if re.match(r"https?:", value):
+                assert name == "a" and attr == "href", tag   # evidence links only
+            elif attr != "href" or name != "a":
+                assert value.startswith("#") or value == "", tag
+    assert not re.search(r"<link\b|@import|url\(\s*['\"]?(https?:|//)", page)
+    assert not re.search(r"<script[^>]+src", page)
+    assert 'href="javascript:' not in page
+
+
+def test_error_row_and_deflection(grouped):
+    _, _, page = grouped
+    assert 'data-status="error"' in page
+    assert "Failed in stage verify" in page
+    assert "ModelError: &lt;bad&gt; &amp; worse" in page
+    assert "The response deflects; no claims were checked." in page
+    assert 'class="sent k-deflection"' in page
+
+
+def test_summary_cards_plots_and_comparisons(grouped):
+    _, summary, page = grouped
+    assert len(re.findall(r'<div class="card( empty)?">', page)) == len(summary["metrics"])
+    assert page.count('<figure class="plot"><svg') == 3
+    assert "Paired comparisons between groups" in page
+    for g in ("normal", "missing", "wrong"):
+        assert f"<td>{g}</td>" in page
+
+
+def test_svg_ids_are_unique(grouped):
+    _, _, page = grouped
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    for ref in re.findall(r'(?:href="#|url\(#)([^")]+)', page):
+        assert ref in ids
+
+
+def test_byte_identical_across_renders(tmp_path, grouped):
+    rows, summary, _ = grouped
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    render_report(rows, summary, a, title="t")
+    render_report(copy.deepcopy(rows), copy.deepcopy(summary), b, title="t")
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_empty_input(tmp_path):
+    path = tmp_path / "empty.html"
+    render_report([], {}, path)
+    page = path.read_text(encoding="utf-8")
+    assert "No responses to report." in page and "<svg" not in page
+
+
+def test_ungrouped_and_defensive_rows():
+    rows = sample_rows(grouped=False) + [
+        {"id": 7, "status": "ok", "response": None, "claims": None, "metrics": None},
+        {"id": "odd", "response": "Short text.", "sentences": [
+            {"text": "Short text.", "start": 50, "end": 3}],   # bad offsets: found by text
+         "claims": [{"text": "Short.", "sentence_index": 0, "verdict": "weird",
+                     "probs": {"x": "nan"}, "evidence": "oops", "audit": []}],
+         "cumulative_precision": [None, "x", float("nan")]},
+        "not a dict",
+    ]
+    page = report_html(rows, {"metrics": {"factscore_precision": {"mean": float("nan")}}})
+    assert page.count('<figure class="plot"><svg') == 2     # no comparison without groups
+    assert '<span class="sent v-weird imp-none">Short text.</span>' in page
+
+
+def test_offsets_place_highlights():
+    row = {"id": "x", "response": "Alpha beta. Alpha beta.",
+           "sentences": [{"text": "Alpha beta.", "start": 0, "end": 11},
+                         {"text": "Alpha beta.", "start": 12, "end": 23}],
+           "claims": [{"text": "c", "sentence_index": 1, "verdict": "contradicted",
+                       "importance": "vital"}]}
+    page = report_html([row], {})
+    assert ('<span class="sent k-non-claim">Alpha beta.</span> <span class="sent '
+            'v-contradicted imp-vital">Alpha beta.</span><sup class="badges">') in page
+
+
+def test_rendering_opens_no_socket():
+    with pytest.raises(RuntimeError):
+        socket.create_connection(("127.0.0.1", 9))
+    report_html(sample_rows(), sample_summary(sample_rows()))
+
+
+def test_judgment_stands_in_for_a_missing_verdict():
+    row = {"id": "j", "response": "One. Two.",
+           "sentences": [{"text": "One.", "start": 0, "end": 4, "kind": "claim"},
+                         {"text": "Two.", "start": 5, "end": 9, "kind": "claim"}],
+           "claims": [{"text": "one", "sentence_index": 0, "judgment": True},
+                      {"text": "two", "sentence_index": 1, "judgment": False}]}
+    page = report_html([row], {})
+    assert '<span class="sent v-supported imp-none">One.</span>' in page
+    assert '<span class="sent v-unsupported imp-none">Two.</span>' in page
+
+
+def test_same_bytes_in_another_process(tmp_path, grouped):
+    """Matplotlib's SVG ids and everything else do not depend on the process or hash seed."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    rows, summary, _ = grouped
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps([rows, summary]), encoding="utf-8")
+    script = ("import json, sys; from offline_eval.report import render_report; "
+              "rows, summary = json.load(open(sys.argv[1])); "
+              "render_report(rows, summary, sys.argv[2], title='t')")
+    here, there = tmp_path / "here.html", tmp_path / "there.html"
+    render_report(rows, summary, here, title="t")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    subprocess.run([sys.executable, "-c", script, str(data), str(there)], env=env, check=True)
+    assert here.read_bytes() == there.read_bytes()
+
+
+def test_nested_verdict_and_row_level_claim_audits():
+    row = {"id": "n", "response": "One.", "status": "ok",
+           "sentences": [{"text": "One.", "start": 0, "end": 4, "kind": "claim"}],
+           "claims": [{"id": "c1", "text": "one", "sentence_index": 0,
+                       "verdict": {"label": "contradicted", "probs": {"contradicted": 0.8},
+                                   "evidence": {"passage_id": "p9", "title": "Doc",
+                                                "text": "Decisive text."}}}],
+           "audit": {"verdict": "incorrect", "claims": [
+               {"claim_id": "c1", "verdict": "incorrect", "magnitude": "major", "core": True,
+                "reasons": ["core fact incorrect"]}]}}
+    page = report_html([row], {})
+    assert 'class="sent v-contradicted imp-none"' in page
+    assert "contradicted 0.80" in page and "Decisive text." in page
+    assert "audit: incorrect" in page and "core fact incorrect" in page
