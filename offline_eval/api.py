@@ -52,9 +52,10 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "metrics": {k: aggregate_json(v) for k, v in agg.compute().items()}}
 
 
-def compare(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """Paired tests between conditions; rows are paired by ``id``."""
-    values = {g: {r["id"]: r["metrics"] for r in rows} for g, rows in groups.items()}
+def compare(groups: Mapping[str, Sequence[Mapping[str, Any]]], pair_by: str = "id") -> list[dict[str, Any]]:
+    """Paired tests between conditions; rows are paired by the value of ``pair_by``
+    (``id`` across files of one dataset, ``query`` for conditions within one file)."""
+    values = {g: {str(r.get(pair_by)): r["metrics"] for r in rows} for g, rows in groups.items()}
     out = []
     for c in compare_conditions(values):
         test = (paired_json(c.test, *c.p_holm) if isinstance(c.test, PairedTest)

@@ -107,19 +107,28 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.execution_options.preserve_order = True
+    # Model stages each hold `actors` actors for the whole run; give them fractional CPUs so
+    # they, plus the model-free tasks, fit the cluster instead of starving each other.
+    n_model = sum(s.uses_model for s in specs)
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))
+    actor_cpus = min(1.0, cpus / (n_model * actors + 1)) if n_model else 1.0
+    task_cpus = min(1.0, actor_cpus)
     ds = ray.data.read_text(str(input_path))
     if done_ids:
         ds = ds.filter(lambda r, d=frozenset(done_ids): _row_id(r["text"]) not in d)
-    ds = ds.map_batches(_parse, fn_kwargs={"source": str(input_path)}, batch_size=batch_size)
+    ds = ds.map_batches(_parse, fn_kwargs={"source": str(input_path)}, batch_size=batch_size,
+                        num_cpus=task_cpus)
     for spec in specs:
         if spec.uses_model:
             ds = ds.map_batches(_StageRunner, fn_constructor_kwargs={"spec": spec},
-                                batch_size=batch_size, concurrency=actors,
+                                batch_size=batch_size, concurrency=actors, num_cpus=actor_cpus,
                                 num_gpus=num_gpus_per_actor or None,
                                 max_restarts=-1, max_task_retries=-1)
         else:
-            ds = ds.map_batches(lambda b, s=spec: _StageRunner(s)(b), batch_size=batch_size)
-    ds = ds.map_batches(_to_rows, fn_kwargs={"to_row": to_row}, batch_size=batch_size)
+            ds = ds.map_batches(lambda b, s=spec: _StageRunner(s)(b), batch_size=batch_size,
+                                num_cpus=task_cpus)
+    ds = ds.map_batches(_to_rows, fn_kwargs={"to_row": to_row}, batch_size=batch_size,
+                        num_cpus=task_cpus)
     done = failed = 0
     with out.open("a", encoding="utf-8") as fh:
         try:

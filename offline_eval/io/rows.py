@@ -52,20 +52,29 @@ def _evidence_json(ev: Any) -> dict[str, Any] | None:
     if ev is None:
         return None
     return {"passage_id": ev.passage_id, "doc_id": ev.doc_id, "title": ev.title, "url": ev.url,
-            "score": ev.score, "text": ev.text, "start": ev.start, "end": ev.end}
+            "score": _r(ev.score), "text": ev.text, "start": ev.start, "end": ev.end}
 
 
-def score_row(result: ResponseResult, undecided: str = "exclude") -> dict[str, Any]:
-    """The output row of ``offline-eval score`` for one response (schema in the README)."""
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 6)
+
+
+def score_row(result: ResponseResult, undecided: str = "exclude",
+              group_by: str | None = "group") -> dict[str, Any]:
+    """The output row of ``offline-eval score`` for one response (schema in the README).
+
+    ``group`` is the item's ``group_by`` field when it has one. Probabilities and scores
+    are rounded to 6 decimals, so batch composition cannot change the bytes.
+    """
     audits = {a.claim_id: a for a in result.guideline.claims} if result.guideline else {}
     claims = []
     for c in result.claims:
         a = audits.get(c.id)
         claims.append({
             "id": c.id, "text": c.text, "sentence_index": c.sentence_index, "sentence": c.sentence,
-            "importance": c.importance, "importance_score": c.importance_score, "rank": c.rank,
+            "importance": c.importance, "importance_score": _r(c.importance_score), "rank": c.rank,
             "verdict": c.verdict.label if c.verdict else None,
-            "probs": dict(c.verdict.probs) if c.verdict else {},
+            "probs": {k: _r(v) for k, v in c.verdict.probs.items()} if c.verdict else {},
             "verdict_reason": c.verdict.reason if c.verdict else None,
             "judgment": c.judgment,
             "evidence": [_evidence_json(e) for e in c.evidence],
@@ -79,7 +88,7 @@ def score_row(result: ResponseResult, undecided: str = "exclude") -> dict[str, A
     return {
         "id": result.id, "status": "ok", "query": result.item.query,
         "response": result.item.response, "date": result.item.date,
-        **({"group": result.item.meta["group"]} if "group" in result.item.meta else {}),
+        **({"group": result.item.meta[group_by]} if group_by in result.item.meta else {}),
         "deflection": result.deflection,
         "sentences": [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind,
                        "reason": s.reason} for s in result.sentences],

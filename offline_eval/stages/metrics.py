@@ -14,8 +14,8 @@ class MetricsStage:
     requires: tuple[str, ...] = ("claims",)
     assigns: tuple[str, ...] = ("metrics",)
 
-    def __init__(self, config: MetricConfig | None = None) -> None:
-        self.config = config or MetricConfig()
+    def __init__(self, config: MetricConfig | None = None, **settings: object) -> None:
+        self.config = config or MetricConfig(**settings)  # type: ignore[arg-type]
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
         return [replace(r, metrics=compute_response_metrics(r, self.config)) for r in batch]

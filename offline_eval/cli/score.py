@@ -1,0 +1,98 @@
+"""``offline-eval score IN.jsonl -o OUT.jsonl``: the main job."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import partial
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score responses end to end: claims, importance, evidence, "
+                                     "verdicts, metrics and the audit",
+                       description="Score {id, query, response, date?, references?} rows. Rows are "
+                                   "appended as they finish; --resume continues a killed run.")
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", required=True,
+                   help="output JSONL (a folder with --engine ray)")
+    p.add_argument("--corpus", default="wiki-vital", help="corpus name or folder (default wiki-vital)")
+    p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
+    p.add_argument("--decomposer-model", help="seq2seq checkpoint folder for --decomposer generative")
+    p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded nli-minilm)")
+    p.add_argument("--backend", choices=("onnx", "torch"), help="default: the model's measured default")
+    p.add_argument("--device", choices=("cpu", "cuda"), help="default: best available")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("-k", type=int, default=5, help="evidence passages per claim")
+    p.add_argument("--home", help="data home (default $OFFLINE_EVAL_HOME or the user data dir)")
+    p.add_argument("--html", help="write a self-contained HTML report here")
+    p.add_argument("--summary", help="write the run summary JSON here")
+    p.add_argument("--group-by", help="input field naming the condition, e.g. group")
+    p.add_argument("--pair-by", default="query", help="field pairing rows across groups (default query)")
+    p.add_argument("--resume", action="store_true", help="skip ids already complete in the output")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--engine", choices=("local", "ray"), default="local")
+    p.add_argument("--address", help="Ray cluster address (auto|HOST:PORT); default: a local instance")
+    p.add_argument("--actors", type=int, default=1, help="Ray actors per model stage")
+    p.add_argument("--num-gpus-per-actor", type=float, default=0.0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.engines.spec import build_pipeline
+    from offline_eval.io.items import read_items
+    from offline_eval.io.rows import score_row
+    from offline_eval.score import ScoreOptions, score_specs, summarize_run
+
+    if args.batch_size <= 0 or args.k <= 0:
+        raise SystemExit("offline-eval score: --batch-size and -k must be positive")
+    items = read_items(args.input)  # validates every row and rejects duplicate ids first
+    opts = ScoreOptions(corpus=args.corpus, decomposer=args.decomposer,
+                        decomposer_model=args.decomposer_model, nli_model=args.nli_model,
+                        backend=args.backend, device=args.device, batch_size=args.batch_size,
+                        k=args.k, home=args.home)
+    specs = score_specs(opts)
+    to_row = partial(score_row, undecided=opts.undecided, group_by=args.group_by or "group")
+    if args.engine == "ray":
+        from offline_eval.engines.ray_engine import OUTPUT_NAME, run_ray
+
+        stats = run_ray(args.input, specs, args.output, to_row, address=args.address,
+                        actors=args.actors, num_gpus_per_actor=args.num_gpus_per_actor,
+                        batch_size=args.batch_size, resume=args.resume)
+        out_path = Path(args.output) / OUTPUT_NAME
+    else:
+        from offline_eval.engines.local import run_local
+
+        pipeline = build_pipeline(specs)  # validated before any model loads
+        stats = run_local(items, pipeline, args.output, to_row, resume=args.resume,
+                          batch_size=args.batch_size, progress=False if args.quiet else None)
+        out_path = Path(args.output)
+    rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line]
+    summary = summarize_run(rows, args.group_by, args.pair_by)
+    summary["seconds"] = round(stats.seconds, 3)
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
+                                      encoding="utf-8")
+    if args.html:
+        from offline_eval.report import render_report
+
+        render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
+    _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
+    return 1 if stats.failed else 0
+
+
+def _print_summary(summary: dict, stats: object, fh) -> None:
+    m = summary["metrics"]
+    show = ("factscore_precision", "vital_precision", "weighted_precision",
+            "linear_decay_precision", "vital_rlp")
+    print(f"scored {summary['n_responses']} responses ({summary['n_failed']} failed, "
+          f"{getattr(stats, 'skipped', 0)} resumed) in {getattr(stats, 'seconds', 0):.1f}s; "
+          f"abstention ratio {summary['abstention_ratio'] if summary['abstention_ratio'] is None else round(summary['abstention_ratio'], 3)}", file=fh)
+    for k in show:
+        a = m.get(k)
+        if a and a["mean"] is not None:
+            print(f"  {k:<26} {a['mean']:.3f}  [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]  n={a['n']}", file=fh)
+    for g, s in summary.get("groups", {}).items():
+        vals = "  ".join(f"{k}={s['metrics'][k]['mean']:.3f}" for k in show
+                         if k in s["metrics"] and s["metrics"][k]["mean"] is not None)
+        print(f"  [{g}] n={s['n_responses']}  {vals}", file=fh)

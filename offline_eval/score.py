@@ -1,0 +1,86 @@
+"""``score``: text in, verdicts, metrics and the audit out.
+
+The stages, in order: split -> decompose -> rank -> retrieve -> verify -> metrics -> audit.
+:func:`score_specs` turns :class:`ScoreOptions` into stage specs that any engine builds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from offline_eval.engines.spec import StageSpec
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Everything ``offline-eval score`` can set.
+
+    Attributes:
+        corpus: corpus name or folder for evidence (items with references use those).
+        decomposer: ``syntactic`` or ``generative``.
+        decomposer_model: a seq2seq checkpoint folder for the generative decomposer.
+        nli_model: NLI model name or folder (default: the embedded one).
+        backend: ``onnx`` | ``torch`` | None (the model's measured default).
+        device: ``cpu`` | ``cuda`` | None (best available).
+        batch_size: pairs per forward pass.
+        k: evidence passages per claim.
+        home: the data home (corpora, imported models).
+        gamma: FActScore length penalty.
+        undecided: how inconclusive claims count in precision.
+    """
+
+    corpus: str | None = "wiki-vital"
+    decomposer: str = "syntactic"
+    decomposer_model: str | None = None
+    nli_model: str | None = None
+    backend: str | None = None
+    device: str | None = None
+    batch_size: int = 32
+    k: int = 5
+    home: str | None = None
+    gamma: int = 10
+    undecided: str = "exclude"
+
+
+def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def score_specs(o: ScoreOptions) -> list[StageSpec]:
+    """The stage specs of the ``score`` pipeline for these options."""
+    return [
+        StageSpec("offline_eval.stages.split.v1", {}, uses_model=True),
+        StageSpec("offline_eval.stages.decompose.v1", _clean(
+            {"decomposer": o.decomposer, "model_dir": o.decomposer_model}), uses_model=True),
+        StageSpec("offline_eval.stages.rank.v1", {}, uses_model=True),
+        StageSpec("offline_eval.stages.retrieve.v1", _clean(
+            {"corpus": o.corpus, "k": o.k, "home": o.home}), uses_model=True),
+        StageSpec("offline_eval.stages.verify.v1", _clean(
+            {"model": o.nli_model, "backend": o.backend, "device": o.device,
+             "batch_size": o.batch_size}), uses_model=True),
+        StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),
+        StageSpec("offline_eval.stages.audit.v1"),
+    ]
+
+
+def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None,
+                  pair_by: str = "query") -> dict[str, Any]:
+    """The run summary from written rows: aggregates, failures, groups and paired tests."""
+    from offline_eval.api import compare, summarize
+
+    ok, failed = [], 0
+    for r in rows:
+        if r.get("status") == "ok":
+            ok.append(r)
+        else:
+            failed += 1
+    ok.sort(key=lambda r: str(r["id"]))
+    out = {**summarize(ok), "n_failed": failed}
+    if group_by:
+        groups: dict[str, list] = {}
+        for r in ok:
+            groups.setdefault(str(r.get("group")), []).append(r)
+        out["groups"] = {g: summarize(rs) for g, rs in groups.items()}
+        if len(groups) > 1:
+            out["comparisons"] = compare(groups, pair_by=pair_by)
+    return out
