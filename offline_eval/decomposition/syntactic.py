@@ -1,0 +1,189 @@
+"""The ``syntactic`` decomposer: clause splits on the spaCy parse, then
+decontextualisation of pronouns and short references.
+
+>>> from offline_eval.decomposition.syntactic import SyntacticDecomposer
+>>> d = SyntacticDecomposer()
+>>> out = d.decompose("Who was Barack Obama?", [
+...     "Barack Obama was the 44th president of the United States.",
+...     "He was born in Honolulu and studied law at Harvard."])
+>>> list(out[1].claims)
+['Barack Obama was born in Honolulu.', 'Barack Obama studied law at Harvard.']
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Sequence
+
+from offline_eval.decomposition.base import Request, SentenceClaims
+from offline_eval.decomposition.clauses import Unit, distribute, plan_units
+from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL, load_spacy
+from offline_eval.decomposition.resolve import Memory, resolve_sentence, topic_from_query
+from offline_eval.decomposition.tokens import render, tidy
+
+MAX_CLAIMS = 12
+_INTRO_LEAD = re.compile(r"^\W*(?:(?:sure|certainly|of course|okay|ok)\W+)?(?:here\s+(?:is|are)|"
+                         r"below\s+(?:is|are)|the\s+following\s+(?:is|are)|these\s+are)\s+"
+                         r"(?:a\s+list\s+of\s+|some\s+(?:of\s+the\s+)?|a\s+few\s+|the\s+)?",
+                         re.IGNORECASE)
+_LABEL = re.compile(r"^(?P<label>[^:–—]{1,60}?)\s*(?::|\s[–—-])\s+(?P<rest>.+)$")
+
+
+class SyntacticDecomposer:
+    """Rule-based decomposer on the spaCy dependency parse (fast, deterministic).
+
+    Args:
+        spacy_model: installed spaCy package to parse with.
+        max_claims: cap on claims per sentence.
+    """
+
+    name = "syntactic"
+
+    def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, max_claims: int = MAX_CLAIMS) -> None:
+        self.spacy_model = spacy_model
+        self.max_claims = max_claims
+        self._nlp: Any = None
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            self._nlp = load_spacy(self.spacy_model, "parse")
+        return self._nlp
+
+    def decompose(self, query: str, sentences: Sequence[str],
+                  targets: Sequence[int] | None = None) -> list[SentenceClaims]:
+        """Decompose ``sentences[i]`` for ``i`` in ``targets`` (all by default)."""
+        req = Request(query, tuple(sentences), None if targets is None else tuple(targets))
+        return self.decompose_batch([req])[0]
+
+    def decompose_batch(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
+        """Parse all units of all requests in one spaCy stream, then decompose."""
+        texts = [t for r in requests for t in (r.query, *map(_drop_label, r.sentences))]
+        docs = iter(self.nlp.pipe(texts, batch_size=256))
+        return [self._one(req, docs) for req in requests]
+
+    def _one(self, req: Request, docs: Iterator[Any]) -> list[SentenceClaims]:
+        wanted = set(range(len(req.sentences)) if req.targets is None else req.targets)
+        mem = Memory()
+        qdoc = next(docs)
+        if req.query.strip():
+            mem.topic = topic_from_query(qdoc)
+        out: list[SentenceClaims] = []
+        intro, since = "", 0
+        for i, text in enumerate(req.sentences):
+            doc = next(docs)
+            repl = resolve_sentence(doc, mem)
+            claims: tuple[str, ...] = ()
+            if i in wanted:
+                claims = tuple(self.claims_of(doc, repl, intro))[: self.max_claims]
+            out.append(SentenceClaims(text, claims))
+            since += 1
+            if text.rstrip().endswith(":"):
+                intro, since = text, 0
+            elif since > 20:
+                intro = ""
+        return out
+
+    def claims_of(self, doc: Any, repl: dict[int, str], previous: str = "") -> list[str]:
+        """Claims of one parsed sentence given token replacements."""
+        if doc.text.rstrip().endswith(":"):
+            return []
+        if not any(t.pos_ in ("VERB", "AUX") for t in doc):
+            return [c for c in [_fragment(doc.text, previous)] if c]
+        units = plan_units(doc)
+        heads = {u.head for u in units}
+        claims: list[str] = []
+        for unit in units:
+            if unit.head in unit.drop:
+                continue
+            for parts in distribute(doc, _parts(doc, unit, heads), unit.head):
+                text = render(doc, parts, {**repl, **_flat(unit)})
+                if _keep(text) and text not in claims:
+                    claims.append(text)
+        return claims or [tidy(doc.text)]
+
+
+def _flat(unit: Unit) -> dict[int, str]:
+    # A relative pronoun may be replaced by a token list (its antecedent NP): render
+    # that list as text through the parts mechanism instead (see _parts).
+    return {i: r for i, r in unit.repl.items() if isinstance(r, str)}
+
+
+def _parts(doc: Any, unit: Unit, heads: set[int]) -> list[int | str]:
+    head = doc[unit.head]
+    cut: set[int] = set(unit.drop)
+    for tok in head.subtree:
+        if tok.i != unit.head and tok.i in heads and _inside(tok, head, heads):
+            span = {t.i for t in tok.subtree}
+            if tok.dep_ == "pcomp" and tok.head.i != head.i:  # "by"/"including" goes too
+                span |= {t.i for t in tok.head.subtree}
+            cut |= span
+            cut |= _glue(doc, doc[min(span)], span)
+    parts: list[int | str] = list(unit.prefix)
+    for tok in head.subtree:
+        if tok.i in cut:
+            continue
+        r = unit.repl.get(tok.i)
+        if isinstance(r, list):
+            parts.extend(r)
+        else:
+            parts.append(tok.i)
+    return parts
+
+
+def _inside(tok: Any, head: Any, heads: set[int]) -> bool:
+    # ``tok`` is a split point directly under ``head`` (no other split point between).
+    cur = tok.head
+    while cur.i != head.i:
+        if cur.i in heads:
+            return False
+        if cur.head.i == cur.i:
+            return False
+        cur = cur.head
+    return True
+
+
+def _glue(doc: Any, tok: Any, span: set[int]) -> set[int]:
+    """Commas, dashes and conjunctions that attach a removed split to its host."""
+    out: set[int] = set()
+    left, right = min(span), max(span)
+    j = left - 1
+    while j >= 0 and (doc[j].dep_ in ("cc", "punct", "mark", "preconj") or doc[j].lower_ in ("so",)) \
+            and doc[j].text not in (".", "!", "?"):
+        out.add(j)
+        j -= 1
+    if right + 1 < len(doc) and doc[right + 1].text in (",", ")", "–", "—", ";"):
+        out.add(right + 1)
+    return out
+
+
+_LEAD_LABEL = re.compile(r"^[^:.!?]{1,50}:\s+(?=[A-Z])")
+
+
+def _drop_label(text: str) -> str:
+    """"Hardware support: Drivers are missing." -> "Drivers are missing." (a list
+    label before a full sentence carries no claim of its own)."""
+    m = _LEAD_LABEL.match(text)
+    if m and len(m.group(0).split()) <= 6 and len(text[m.end():].split()) >= 4:
+        return text[m.end():]
+    return text
+
+
+def _keep(text: str) -> bool:
+    words = re.findall(r"[^\W_]+", text)
+    return len(words) >= 3
+
+
+def _fragment(text: str, previous: str) -> str:
+    """A verbless unit (a list item): join it to the introduction it completes."""
+    t = text.strip()
+    m = _LABEL.match(t)
+    if m and len(m.group("label").split()) <= 6:
+        return tidy(f"{m.group('label')} is {m.group('rest')}")
+    prev = previous.strip()
+    if prev.endswith(":"):
+        intro = prev[:-1].strip()
+        lead = _INTRO_LEAD.match(intro)
+        if lead:
+            return tidy(f"{t.rstrip('.')} is one of the {intro[lead.end():]}")
+        return tidy(f"{intro} {t}")
+    return tidy(t) if len(t.split()) >= 3 else ""
