@@ -1,0 +1,40 @@
+"""``offline-eval search NAME "query text" [-k 10] [--json]``: BM25 search in a corpus."""
+from __future__ import annotations
+
+import argparse
+
+from offline_eval.cli.corpus import add_home
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("search", help="search a corpus with BM25",
+                       description="Search the corpus NAME (or a corpus folder) and print the "
+                                   "best passages; --json emits one object per hit: "
+                                   "{id, doc_id, title, url, score, text}.")
+    p.add_argument("name", help="corpus name in the data home, or a corpus folder")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10, help="number of passages (default 10)")
+    p.add_argument("--json", action="store_true", help="emit JSON lines")
+    add_home(p)
+    p.set_defaults(func=run)
+
+
+def _text(rank: int, hit: dict) -> str:
+    head = f"{rank}. [{hit['score']:.3f}] {hit['title'] or hit['doc_id']} ({hit['id']})"
+    if hit["url"]:
+        head += f" {hit['url']}"
+    return f"{head}\n   {hit['text']}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.errors import InputError
+    from offline_eval.index.searcher import open_corpus
+    from offline_eval.io.jsonl import dumps
+
+    if args.k <= 0:
+        raise InputError("-k must be positive")
+    hits = [h.to_json() for h in open_corpus(args.name, args.home).search(args.query, args.k)]
+    writers = {True: lambda i, h: dumps(h), False: _text}
+    for i, hit in enumerate(hits, 1):
+        print(writers[args.json](i, hit))
+    return 0

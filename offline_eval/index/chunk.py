@@ -1,0 +1,160 @@
+"""Sentence-aware chunking of documents into passages that cite their source.
+
+A document is split into sentences with a light regular expression (no model), then
+sentences are packed greedily into passages of about ``min_words``..``max_words``
+words. Consecutive passages of one document overlap by up to ``overlap_words`` words
+of whole sentences. A sentence longer than ``max_words`` is cut into word windows.
+Each passage keeps its document id, title, url and the character offsets of its text
+in the document, so ``document.text[p.start:p.end] == p.text``.
+
+>>> doc = Document("d1", "One. Two two. Three three three.", title="T")
+>>> [(p.id, p.text) for p in chunk_document(doc, max_words=3, min_words=1, overlap_words=0)]
+[('d1#0', 'One. Two two.'), ('d1#1', 'Three three three.')]
+>>> chunk_document(doc)[0].contents
+'T\\nOne. Two two. Three three three.'
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+# A boundary: end punctuation (plus closing quotes/brackets) then whitespace before an
+# upper-case letter, digit or opening quote; or a blank line.
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
+_WORD = re.compile(r"\S+")
+_LAST_WORD = re.compile(r"(\w+)\.$")
+# No boundary after these, nor after a single letter ("Arthur C. Clarke", "U.S.").
+_ABBREVIATIONS = frozenset("mr mrs ms dr prof st jr sr vs etc eg ie al fig no vol ed rev gen "
+                           "col lt sgt capt mt ft inc ltd co corp jan feb mar apr jun jul aug "
+                           "sep sept oct nov dec".split())
+
+
+@dataclass(frozen=True)
+class Document:
+    """A source document: ``id``, ``text``, optional ``title`` and ``url``."""
+
+    id: str
+    text: str
+    title: str = ""
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk of a document; ``text`` is ``document.text[start:end]``."""
+
+    id: str
+    doc_id: str
+    text: str
+    start: int
+    end: int
+    title: str = ""
+    url: str | None = None
+
+    @property
+    def contents(self) -> str:
+        """The indexed text: the title, a newline, then the passage text."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "doc_id": self.doc_id, "title": self.title, "url": self.url,
+                "start": self.start, "end": self.end, "text": self.text}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "Passage":
+        return cls(id=row["id"], doc_id=row["doc_id"], text=row["text"], start=row["start"],
+                   end=row["end"], title=row.get("title") or "", url=row.get("url"))
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """Passage sizes in words (whitespace-separated)."""
+
+    max_words: int = 200
+    min_words: int = 100
+    overlap_words: int = 30
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_words <= self.max_words or not 0 <= self.overlap_words < self.max_words:
+            raise ValueError("need 0 < min_words <= max_words and 0 <= overlap_words < max_words")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text``, stripped of surrounding space.
+
+    >>> t = "Dr. Who met Arthur C. Clarke in the U.S. Army. It was 1950."
+    >>> [t[s:e] for s, e in sentence_spans(t)]
+    ['Dr. Who met Arthur C. Clarke in the U.S. Army.', 'It was 1950.']
+    """
+    spans, pos = [], 0
+    for m in _BOUNDARY.finditer(text):
+        end = m.start(1) if m.group(1) is not None else m.start()
+        if text[m.start()] == ".":
+            last = _LAST_WORD.search(text, max(0, m.start() - 12), m.start() + 1)
+            if last and (len(last.group(1)) == 1 or last.group(1).lower() in _ABBREVIATIONS):
+                continue
+        spans.append((pos, end))
+        pos = m.end()
+    spans.append((pos, len(text)))
+    out = []
+    for s, e in spans:
+        seg = text[s:e]
+        stripped = seg.strip()
+        if stripped:
+            s += len(seg) - len(seg.lstrip())
+            out.append((s, s + len(stripped)))
+    return out
+
+
+def _units(text: str, max_words: int) -> list[tuple[int, int, int]]:
+    """Sentences as (start, end, n_words); over-long sentences cut into word windows."""
+    units = []
+    for s, e in sentence_spans(text):
+        n = len(text[s:e].split())
+        if n <= max_words:
+            units.append((s, e, n))
+            continue
+        words = [m.span() for m in _WORD.finditer(text, s, e)]
+        for i in range(0, len(words), max_words):
+            win = words[i:i + max_words]
+            units.append((win[0][0], win[-1][1], len(win)))
+    return units
+
+
+def chunk_document(doc: Document, max_words: int = 200, min_words: int = 100,
+                   overlap_words: int = 30) -> list[Passage]:
+    """Split ``doc`` into passages (see the module docstring). Empty text gives ``[]``."""
+    ChunkConfig(max_words, min_words, overlap_words)
+    units = _units(doc.text, max_words)
+    if not units:
+        return []
+    total = sum(n for _, _, n in units)
+    target = max(min_words, math.ceil(total / math.ceil(total / max_words)))
+    passages: list[Passage] = []
+    i = 0
+    while i < len(units):
+        j, words = i + 1, units[i][2]
+        while j < len(units) and words < target and words + units[j][2] <= max_words:
+            words += units[j][2]
+            j += 1
+        start, end = units[i][0], units[j - 1][1]
+        passages.append(Passage(f"{doc.id}#{len(passages)}", doc.id, doc.text[start:end],
+                                start, end, doc.title, doc.url))
+        if j >= len(units):
+            break
+        back, nxt = 0, j
+        while nxt - 1 > i and back + units[nxt - 1][2] <= overlap_words:
+            nxt -= 1
+            back += units[nxt][2]
+        i = nxt
+    return passages
+
+
+def chunk_documents(docs: Iterable[Document], config: ChunkConfig | None = None
+                    ) -> Iterator[Passage]:
+    """Chunk every document in turn."""
+    c = config or ChunkConfig()
+    for doc in docs:
+        yield from chunk_document(doc, c.max_words, c.min_words, c.overlap_words)

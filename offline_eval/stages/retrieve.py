@@ -1,0 +1,96 @@
+"""The retrieve stage: top-k evidence passages for every claim.
+
+Two sources, chosen per item:
+
+- **RAG mode**: an item that carries ``references`` is searched on its own; its
+  references are chunked into passages and indexed in memory, and the corpus is not
+  used.
+- **Corpus mode**: any other item is searched in the corpus given to the stage (a
+  :class:`~offline_eval.index.searcher.SearchIndex`, a corpus folder or a corpus name
+  in the data home, e.g. ``"wiki-vital"``), opened on first use.
+
+The query is the claim text; with ``expand_query=True`` the words of the item's query
+that are not already in the claim are added once each (topic context, e.g. the
+question's subject when the claim says "it").
+
+>>> from offline_eval.types import Claim, Item, Reference, ResponseResult
+>>> item = Item("q1", "Tell me about Paris", "Paris is in France.", references=(
+...     Reference("r1", "Paris is the capital and largest city of France."),
+...     Reference("r2", "Berlin is the capital of Germany.")))
+>>> rec = ResponseResult(item, claims=(Claim("c1", "Paris is in France."),))
+>>> [e.passage_id for e in Retrieve(k=1)([rec])[0].claims[0].evidence]
+['r1#0']
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from offline_eval.errors import InputError, StageError
+from offline_eval.index.chunk import ChunkConfig, Document
+from offline_eval.index.searcher import SearchIndex, open_corpus, search
+from offline_eval.index.tokenize import Tokenizer
+from offline_eval.types import Item, ResponseResult
+
+__all__ = ["Retrieve", "search", "reference_index"]
+
+
+def reference_index(item: Item, tokenizer: Tokenizer | None = None,
+                    chunking: ChunkConfig | None = None) -> SearchIndex:
+    """An in-memory index of the item's references (RAG mode)."""
+    docs = [Document(ref.id or f"ref{i}", ref.text, ref.title or "", ref.url)
+            for i, ref in enumerate(item.references) if ref.text.strip()]
+    if not docs:
+        raise InputError(f"item {item.id!r}: its references have no text", field="references")
+    return SearchIndex.from_documents(docs, tokenizer, chunking)
+
+
+class Retrieve:
+    """Sets ``Claim.evidence`` to the top-``k`` passages for each claim.
+
+    Args:
+        corpus: a SearchIndex, a corpus folder, a corpus name, or None (RAG only).
+        k: passages per claim.
+        expand_query: add the item's query words to each claim's query.
+        home: the data home for corpus names (see :mod:`offline_eval.index.home`).
+        tokenizer: the tokenizer for RAG references (corpora carry their own).
+        chunking: passage sizes for RAG references.
+    """
+
+    name = "offline_eval.stages.retrieve.v1"
+    requires: tuple[str, ...] = ("claims",)
+    assigns: tuple[str, ...] = ("claims",)
+
+    def __init__(self, corpus: SearchIndex | str | os.PathLike[str] | None = None, k: int = 5,
+                 expand_query: bool = True, home: str | os.PathLike[str] | None = None,
+                 tokenizer: Tokenizer | None = None, chunking: ChunkConfig | None = None) -> None:
+        if k <= 0:
+            raise ValueError("k must be positive")
+        self.k, self.expand_query, self.home = k, expand_query, home
+        self.tokenizer, self.chunking = tokenizer, chunking
+        self._corpus = corpus if isinstance(corpus, SearchIndex) else None
+        self._corpus_ref = None if isinstance(corpus, SearchIndex) else corpus
+
+    def corpus(self) -> SearchIndex:
+        """The corpus index, opened on first use."""
+        if self._corpus is None:
+            if self._corpus_ref is None:
+                raise StageError(self.name, "an item has no references and no corpus was given; "
+                                            "pass corpus='wiki-vital' or a corpus of your own")
+            self._corpus = open_corpus(self._corpus_ref, self.home)
+        return self._corpus
+
+    def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
+        out = []
+        for rec in batch:
+            if not rec.claims:
+                out.append(rec)
+                continue
+            item = rec.item
+            index = (reference_index(item, self.tokenizer, self.chunking) if item.references
+                     else self.corpus())
+            extra = item.query if self.expand_query else None
+            claims = tuple(replace(c, evidence=tuple(search(index, c.text, self.k, extra)))
+                           for c in rec.claims)
+            out.append(replace(rec, claims=claims))
+        return out

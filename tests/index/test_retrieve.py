@@ -1,0 +1,76 @@
+"""The retrieve stage: RAG references per item, corpus search, query expansion."""
+from __future__ import annotations
+
+import pytest
+
+from offline_eval.errors import InputError, StageError
+from offline_eval.index.chunk import Document
+from offline_eval.index.searcher import SearchIndex
+from offline_eval.index.store import write_corpus
+from offline_eval.pipeline import Pipeline
+from offline_eval.stages.retrieve import Retrieve, search
+from offline_eval.types import Claim, Evidence, Item, Reference, ResponseResult
+
+DOCS = [Document("paris", "Paris is the capital of France. It hosts the Louvre museum.",
+                 "Paris", "https://example.org/paris"),
+        Document("berlin", "Berlin is the capital of Germany.", "Berlin"),
+        Document("louvre", "The Louvre is the most visited museum in the world.", "Louvre"),
+        Document("tower", "The Eiffel Tower was completed in 1889.", "Eiffel Tower")]
+
+
+def record(claims, query="", references=()):
+    item = Item("i1", query, "response", references=tuple(references))
+    return ResponseResult(item, claims=tuple(Claim(f"c{i}", t) for i, t in enumerate(claims)))
+
+
+def test_search_returns_evidence_that_cites_its_source():
+    ev = search(SearchIndex.from_documents(DOCS), "capital of France", k=2)
+    assert isinstance(ev[0], Evidence)
+    assert (ev[0].passage_id, ev[0].doc_id, ev[0].title, ev[0].url) == (
+        "paris#0", "paris", "Paris", "https://example.org/paris")
+    assert DOCS[0].text[ev[0].start:ev[0].end] == ev[0].text
+    assert ev[0].score > ev[1].score
+
+
+def test_corpus_mode_sets_top_k_evidence_per_claim(tmp_path):
+    write_corpus(tmp_path / "corpora" / "mini", DOCS)
+    stage = Retrieve("mini", k=2, home=tmp_path)
+    out = Pipeline([stage], provided=("item", "claims"))(
+        [record(["Berlin is the capital of Germany.", "The tower was completed in 1889."])])
+    c0, c1 = out[0].claims
+    assert c0.evidence[0].doc_id == "berlin" and len(c0.evidence) == 2
+    assert c1.evidence[0].doc_id == "tower"
+
+
+def test_query_expansion_uses_the_item_query():
+    index = SearchIndex.from_documents(DOCS)
+    rec = record(["It was completed in 1889."], query="Tell me about the Eiffel Tower")
+    plain = Retrieve(index, k=1, expand_query=False)([rec])[0].claims[0].evidence
+    expanded = Retrieve(index, k=1)([rec])[0].claims[0].evidence
+    assert expanded[0].doc_id == "tower"
+    assert expanded[0].score > plain[0].score
+
+
+def test_rag_mode_searches_only_the_item_references():
+    refs = [Reference("r1", "Mount Everest is 8,849 metres tall.", url="https://e.org/1"),
+            Reference("r2", "K2 is the second-highest mountain.")]
+    stage = Retrieve(SearchIndex.from_documents(DOCS), k=3)
+    ev = stage([record(["Everest is 8,849 metres tall."], references=refs)])[0].claims[0].evidence
+    assert [e.doc_id for e in ev] == ["r1"] and ev[0].url == "https://e.org/1"
+
+
+def test_rag_mode_with_empty_references_is_an_input_error():
+    with pytest.raises(InputError, match="references have no text"):
+        Retrieve()([record(["x"], references=[Reference("r", "  ")])])
+
+
+def test_no_corpus_and_no_references_is_a_clear_error():
+    with pytest.raises(StageError, match="no corpus was given"):
+        Retrieve()([record(["A claim."])])
+
+
+def test_records_without_claims_pass_through_and_k_is_checked():
+    rec = record([])
+    assert Retrieve()([rec]) == [rec]
+    with pytest.raises(ValueError):
+        Retrieve(k=0)
