@@ -1,0 +1,84 @@
+"""``offline-eval verify IN.jsonl [-o OUT.jsonl] [--nli-model NAME|DIR] [--backend onnx|torch]
+[--device cpu|cuda] [--batch-size N]``: NLI on pairs or claims.
+
+Two row formats (they may be mixed):
+
+- ``{"id", "premise", "hypothesis"}`` -> ``{"id", "label", "probs": {label: prob}}``;
+- ``{"id", "claim", "evidence": [str, ...]}`` ->
+  ``{"id", "verdict", "probs", "p_supported", "decisive_evidence", "reason"}``.
+"""
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="NLI on premise/hypothesis pairs or claims with evidence",
+                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="JSONL input")
+    p.add_argument("-o", "--output", help="JSONL output (default: stdout)")
+    p.add_argument("--nli-model", default=None, help="model name or folder (default: nli-minilm)")
+    p.add_argument("--backend", choices=("onnx", "torch"), default=None,
+                   help="runtime (default: the model's default)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: best available")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.set_defaults(func=run)
+
+
+def _rows(path: str) -> list[tuple[int, str, dict]]:
+    from offline_eval.errors import InputError
+    from offline_eval.io.jsonl import get_field, read_jsonl
+
+    rows = []
+    for line, row in read_jsonl(path):
+        rid = get_field(row, "id", (str, int), path=path, line=line)
+        if "claim" in row:
+            get_field(row, "claim", str, path=path, line=line)
+            ev = get_field(row, "evidence", list, path=path, line=line)
+            if not all(isinstance(e, str) for e in ev):
+                raise InputError("expected a list of strings", path=path, line=line, field="evidence")
+            rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
+        elif "premise" in row or "hypothesis" in row:
+            rows.append((line, "pair", {"id": rid,
+                                        "premise": get_field(row, "premise", str, path=path, line=line),
+                                        "hypothesis": get_field(row, "hypothesis", str, path=path, line=line)}))
+        else:
+            raise InputError("a row needs premise+hypothesis or claim+evidence", path=path, line=line)
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.errors import InputError
+    from offline_eval.io.jsonl import JsonlWriter
+    from offline_eval.modelstore import resolve_model
+    from offline_eval.nli.config import load_config
+    from offline_eval.nli.verifier import Verifier
+    from offline_eval.runners.load import load_runner
+
+    if args.batch_size <= 0:
+        raise InputError("--batch-size must be positive")
+    rows = _rows(args.input)
+    path = resolve_model(args.nli_model)
+    verifier = Verifier(load_runner(path, args.backend, args.device, args.batch_size), load_config(path))
+    pairs = [r for _, kind, r in rows if kind == "pair"]
+    claims = [r for _, kind, r in rows if kind == "claim"]
+    pair_out = iter(verifier.classify_pairs([(r["premise"], r["hypothesis"]) for r in pairs]))
+    items = [(r["claim"], r["evidence"]) for r in claims]
+    scores = verifier.score_claims(items)
+    claim_out = iter(zip(scores, (verifier.decide(s, ev) for s, (_, ev) in zip(scores, items))))
+    out = []
+    for _, kind, r in rows:
+        if kind == "pair":
+            probs = next(pair_out)
+            out.append({"id": r["id"], "label": max(probs, key=probs.get), "probs": probs})
+        else:
+            s, v = next(claim_out)
+            out.append({"id": r["id"], "verdict": v.label, "probs": dict(v.probs),
+                        "p_supported": None if s.reason else round(verifier.p_supported(s), 6),
+                        "decisive_evidence": v.evidence.text if v.evidence else None,
+                        "reason": v.reason})
+    with JsonlWriter(args.output) as w:
+        for row in out:
+            w.write(row)
+    return 0

@@ -1,0 +1,165 @@
+"""The model store: shipped models in the repo's ``models/``, imported ones in the data home.
+
+A model folder holds a Hugging Face checkpoint (config, tokenizer, safetensors) and/or
+its ONNX export, plus ``manifest.json`` with the sha256 of every file. The data home is
+``$OFFLINE_EVAL_HOME`` (default: ``$XDG_DATA_HOME/offline-eval`` or
+``~/.local/share/offline-eval``); imported models live in ``<home>/models/<name>/``.
+Importing and exporting are explicit commands; loading never writes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offline_eval.errors import ModelError
+
+DEFAULT_NLI = "nli-minilm"
+MANIFEST = "manifest.json"
+_UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".h5", ".msgpack", ".py")
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spm.model", "sentencepiece.bpe.model", "vocab.json")
+
+
+def data_home() -> Path:
+    """The user data directory (``OFFLINE_EVAL_HOME`` wins)."""
+    if os.environ.get("OFFLINE_EVAL_HOME"):
+        return Path(os.environ["OFFLINE_EVAL_HOME"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "offline-eval"
+
+
+def shipped_dir() -> Path:
+    """The repository's ``models/`` folder (shipped models)."""
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_manifest(path: str | Path, required: bool = True) -> dict[str, Any]:
+    """Read ``path/manifest.json``; {} when absent and not required."""
+    f = Path(path) / MANIFEST
+    if not f.is_file():
+        if required:
+            raise ModelError(f"{path}: no {MANIFEST}; import the model with `offline-eval models import DIR`")
+        return {}
+    try:
+        return json.loads(f.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{f}: corrupt manifest ({exc})") from exc
+
+
+def write_manifest(path: str | Path, **fields: Any) -> dict[str, Any]:
+    """Hash every file under ``path`` (except the manifest) and write the manifest."""
+    path = Path(path)
+    files = {p.relative_to(path).as_posix(): sha256_file(p) for p in sorted(path.rglob("*"))
+             if p.is_file() and p.name != MANIFEST}
+    manifest = {"format": 1, **fields, "files": files}
+    (path / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def verify_model(path: str | Path) -> dict[str, Any]:
+    """Check every file against the manifest; raise ModelError naming what differs."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ModelError(f"{path}: model folder not found")
+    manifest = read_manifest(path)
+    files = manifest.get("files") or {}
+    missing = [f for f in files if not (path / f).is_file()]
+    changed = [f for f in files if f not in missing and sha256_file(path / f) != files[f]]
+    if missing or changed:
+        parts = ([f"missing: {', '.join(missing)}"] if missing else []) + \
+                ([f"sha256 mismatch (tampered or corrupt): {', '.join(changed)}"] if changed else [])
+        raise ModelError(f"{path}: refusing model; {'; '.join(parts)}. Expected files: "
+                         f"{', '.join(sorted(files))}")
+    return manifest
+
+
+def resolve_model(name_or_dir: str | Path | None = None) -> Path:
+    """A folder path, or a model name looked up in the data home, then the shipped models."""
+    target = str(name_or_dir or DEFAULT_NLI)
+    p = Path(target).expanduser()
+    if p.is_dir():
+        return p
+    for root in (data_home() / "models", shipped_dir()):
+        if (root / target).is_dir():
+            return root / target
+    raise ModelError(f"model {target!r} not found: not a folder, and not in {data_home() / 'models'} "
+                     f"or {shipped_dir()}; known: {', '.join(m.name for m in list_models()) or 'none'}")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One entry of :func:`list_models`."""
+
+    name: str
+    path: Path
+    origin: str
+    labels: tuple[str, ...]
+    files: int
+
+
+def list_models() -> list[ModelInfo]:
+    """Shipped and imported models that carry a manifest."""
+    out = []
+    for origin, root in (("shipped", shipped_dir()), ("imported", data_home() / "models")):
+        for d in sorted(root.glob("*/")) if root.is_dir() else []:
+            m = read_manifest(d, required=False)
+            if m:
+                out.append(ModelInfo(d.name, d, origin, tuple(m.get("labels", ())), len(m.get("files", {}))))
+    return out
+
+
+def check_checkpoint(src: Path) -> dict[str, Any]:
+    """Validate a Hugging Face checkpoint folder; return its config."""
+    from offline_eval.runners.labels import nli_columns
+
+    expected = "config.json, *.safetensors and a tokenizer (tokenizer.json, vocab.txt or spm.model)"
+    if not (src / "config.json").is_file():
+        raise ModelError(f"{src}: no config.json; expected {expected}")
+    if not any(src.glob("*.safetensors")):
+        unsafe = [p.name for p in src.iterdir() if p.suffix in _UNSAFE]
+        why = f" (found {', '.join(unsafe)}: pickle-based weights are refused)" if unsafe else ""
+        raise ModelError(f"{src}: no *.safetensors weights{why}; expected {expected}")
+    if not any((src / f).is_file() for f in _TOKENIZER_FILES):
+        raise ModelError(f"{src}: no tokenizer files; expected {expected}")
+    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    if config.get("auto_map"):
+        raise ModelError(f"{src}: config.json needs custom code (auto_map); trust_remote_code is never used")
+    nli_columns(config.get("id2label") or {}, str(src))
+    return config
+
+
+def import_model(src: str | Path, name: str | None = None, home: Path | None = None,
+                 quantize: bool = True, max_length: int = 512, force: bool = False) -> Path:
+    """Validate ``src``, copy it into the store, export ONNX (fp32 + int8), write the manifest."""
+    from offline_eval.runners.export import export_onnx
+    from offline_eval.runners.labels import nli_columns
+
+    src = Path(src)
+    config = check_checkpoint(src)
+    dest = (home or data_home()) / "models" / (name or src.name)
+    if dest.exists():
+        if not force:
+            raise ModelError(f"{dest}: already exists; pass a new name or --force")
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for f in src.iterdir():
+        if f.is_file() and f.suffix not in _UNSAFE and f.name != MANIFEST:
+            shutil.copy2(f, dest / f.name)
+    export_onnx(dest, quantize=quantize)
+    labels, _ = nli_columns(config["id2label"], str(src))
+    write_manifest(dest, name=dest.name, labels=list(labels), architecture=config.get("model_type"),
+                   max_length=max_length, default_backend="onnx",
+                   default_precision="int8" if quantize else "fp32", source=str(src))
+    return dest

@@ -1,0 +1,68 @@
+"""Verifier settings in one place, with the meaning of every threshold.
+
+Stored with a model as ``verifier.json`` (``{"thresholds": {...}, "combiner": {...}}``);
+:func:`load_config` reads it, falling back to :data:`DEFAULTS`. The shipped values were
+calibrated by cross-validation on dev data (WiCE dev, Factcheck-GPT train split), never
+on test data; see the model card.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from offline_eval.nli.combiner import Combiner
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """Thresholds of the verdict rules.
+
+    Attributes:
+        support: P(supported) (combiner output, or the weakest clause's P(entailment)
+            without a combiner) at or above which a claim is ``supported``.
+        contradict: P(contradiction) at or above which a claim that is not supported
+            is ``contradicted``.
+        strong: when one passage entails with P >= ``strong`` and another contradicts with
+            P >= ``strong``, the claim is ``inconclusive``.
+        top_k: how many evidence passages are read per claim (in the given order).
+        split_claims: verify each clause of a long claim as well as the whole claim.
+        min_clause_words: clauses shorter than this are merged into their neighbour.
+    """
+
+    support: float = 0.5
+    contradict: float = 0.6
+    strong: float = 0.9
+    top_k: int = 5
+    split_claims: bool = True
+    min_clause_words: int = 4
+    combiner: Combiner | None = None
+
+    def with_overrides(self, **kw: Any) -> "VerifyConfig":
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+DEFAULTS = VerifyConfig()
+CONFIG_FILE = "verifier.json"
+
+
+def load_config(model_dir: str | Path | None) -> VerifyConfig:
+    """Read ``model_dir/verifier.json`` if present, else the defaults.
+
+    >>> load_config(None) == DEFAULTS
+    True
+    """
+    if model_dir is None or not (Path(model_dir) / CONFIG_FILE).is_file():
+        return DEFAULTS
+    d = json.loads((Path(model_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+    names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
+    kw = {k: v for k, v in (d.get("thresholds") or {}).items() if k in names}
+    comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None
+    return replace(DEFAULTS, **kw, combiner=comb)
+
+
+def dump_config(cfg: VerifyConfig) -> dict[str, Any]:
+    """The JSON form written to ``verifier.json``."""
+    th = {f.name: getattr(cfg, f.name) for f in fields(VerifyConfig) if f.name != "combiner"}
+    return {"thresholds": th, "combiner": cfg.combiner.to_json() if cfg.combiner else None}

@@ -1,0 +1,103 @@
+"""Cheap text helpers: sentences, clauses, content words, entities, numbers and dates.
+
+All regex-based and deterministic, so they run anywhere (no spaCy needed).
+"""
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset("""a an the and or but if then than that this these those is are was were be been being
+am has have had do does did of in on at to for from by with as into onto about over under after before
+between through during without within it its he she they them his her their our we you your i me my
+him us who whom whose which what when where why how not no nor so such can could will would shall should
+may might must also there here very more most other some any each all both few many much one only own
+same too just s t also until while since per via among upon de la le""".split())
+MONTHS = ("january february march april may june july august september october november december "
+          "jan feb mar apr jun jul aug sep sept oct nov dec").split()
+_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[])")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,]*(?:\.\d+)?")
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas|although|though)\s+|\s+and\s+(?=(?:was|is|has|had|were|are|also|later|then|became|won|received)\b)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences (regex; keeps every character run except the gaps).
+
+    >>> split_sentences("It rained. Then it stopped! OK")
+    ['It rained.', 'Then it stopped!', 'OK']
+    """
+    return [s.strip() for s in _SENT.split(text.strip()) if s.strip()]
+
+
+def split_clauses(claim: str, min_words: int = 4) -> list[str]:
+    """Split a long claim into clause-level facts (a simple, conservative split).
+
+    Parts shorter than ``min_words`` words are merged back into the previous part.
+
+    >>> split_clauses("He was born in Paris in 1990, and he moved to Rome in 2001.")
+    ['He was born in Paris in 1990', 'he moved to Rome in 2001.']
+    >>> split_clauses("Short claim.")
+    ['Short claim.']
+    """
+    parts = [p.strip(" ,") for p in _CLAUSE.split(claim.strip()) if p and p.strip(" ,")]
+    out: list[str] = []
+    for p in parts:
+        if out and len(p.split()) < min_words:
+            out[-1] = f"{out[-1]}, {p}"
+        elif not out and len(p.split()) < min_words and len(parts) > 1:
+            out.append(p)
+        else:
+            out.append(p)
+    if len(out) > 1 and len(out[0].split()) < min_words:
+        out[1] = f"{out[0]}, {out[1]}"
+        out = out[1:]
+    return out or [claim.strip()]
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _norm(w: str) -> str:
+    w = w.lower().replace(",", "")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased, lightly stemmed non-stopwords.
+
+    >>> sorted(content_words("The cats were born in Paris"))
+    ['born', 'cat', 'pari']
+    """
+    return {_norm(t) for t in tokens(text) if t.lower() not in STOPWORDS and len(t) > 1}
+
+
+def entities(text: str) -> set[str]:
+    """Capitalised words that are not sentence-initial stopwords (a cheap NER stand-in).
+
+    >>> sorted(entities("The band played in Berlin with Nick Cave."))
+    ['berlin', 'cave', 'nick']
+    """
+    out = set()
+    for t in tokens(text):
+        if t[0].isupper() and t.lower() not in STOPWORDS and t.lower() not in MONTHS:
+            out.add(_norm(t))
+    return out
+
+
+def numbers_dates(text: str) -> set[str]:
+    """Numbers (commas removed) and month names.
+
+    >>> sorted(numbers_dates("On 3 May 1990 it sold 1,200 copies."))
+    ['1200', '1990', '3', 'may']
+    """
+    out = set()
+    for t in tokens(text):
+        if t[0].isdigit():
+            out.add(t.replace(",", "").rstrip("."))
+        elif t.lower() in MONTHS:
+            out.add(t.lower()[:3] if t.lower() != "may" else "may")
+    return out

@@ -1,0 +1,152 @@
+"""The verifier: NLI over chunked evidence windows, claim splitting, combiner, verdict rules.
+
+It talks to a model only through the runner interface (``predict(pairs) -> probs`` with
+``labels``), so it never knows whether torch or ONNX Runtime runs underneath.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from offline_eval.nli.chunking import approx_tokens, chunk_text
+from offline_eval.nli.config import DEFAULTS, VerifyConfig
+from offline_eval.nli.features import coverage
+from offline_eval.nli.text import split_clauses
+from offline_eval.types import Evidence, Verdict
+
+EvidenceLike = "str | Evidence"
+
+
+@dataclass(frozen=True)
+class ClaimScores:
+    """Everything the verdict rules look at for one claim (kept for audit and fitting)."""
+
+    features: Mapping[str, float] = field(default_factory=dict)
+    passage_probs: tuple[Mapping[str, float], ...] = ()  # whole claim, best window per passage
+    passage_con: tuple[float, ...] = ()  # best P(contradiction) of claim or any clause, per passage
+    clauses: tuple[str, ...] = ()
+    reason: str | None = None
+    passage_features: tuple[Mapping[str, float], ...] = ()  # the features on each passage alone
+
+
+def _as_evidence(items: Sequence[Any]) -> list[Evidence]:
+    out = []
+    for i, e in enumerate(items):
+        out.append(e if isinstance(e, Evidence) else Evidence(passage_id=str(i), text=str(e)))
+    return out
+
+
+class Verifier:
+    """Decide whether evidence supports claims.
+
+    Args:
+        runner: an NLI runner (``labels`` must include "entailment").
+        config: thresholds and the combiner (see :class:`VerifyConfig`).
+    """
+
+    def __init__(self, runner: Any, config: VerifyConfig = DEFAULTS) -> None:
+        self.runner, self.config = runner, config
+        self.labels = tuple(runner.labels)
+        self._ent = self.labels.index("entailment")
+        self._con = self.labels.index("contradiction") if "contradiction" in self.labels else None
+        self._count = getattr(runner, "token_lengths", approx_tokens)
+        self._max_len = int(getattr(runner, "max_length", 512))
+        overhead = getattr(runner, "pair_overhead", None)
+        self._overhead = int(overhead()) if callable(overhead) else 3
+
+    def classify_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[dict[str, float]]:
+        """Label probabilities for (premise, hypothesis) pairs, as dicts."""
+        probs = self.runner.predict(list(pairs))
+        return [{l: float(p[j]) for j, l in enumerate(self.labels)} for p in probs]
+
+    def score_claims(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[ClaimScores]:
+        """NLI over all (window, unit) pairs of all claims in one runner call."""
+        cfg = self.config
+        jobs: list[tuple[int, int, int, str, str]] = []
+        plans: list[tuple[list[str], list[list[str]]] | str] = []
+        for ci, (claim, evidence) in enumerate(items):
+            claim = (claim or "").strip()
+            passages = [e.text for e in _as_evidence(list(evidence)[: cfg.top_k])]
+            if not claim:
+                plans.append("empty claim")
+                continue
+            if not any(p.strip() for p in passages):
+                plans.append("no evidence")
+                continue
+            units = [claim]
+            if cfg.split_claims:
+                clauses = split_clauses(claim, cfg.min_clause_words)
+                units += clauses if len(clauses) > 1 else []
+            budget = max(32, self._max_len - self._overhead - max(self._count(units)) - 2)
+            windows = [chunk_text(p, budget, self._count) for p in passages]
+            plans.append((units, windows))
+            for ui, u in enumerate(units):
+                for pi, ws in enumerate(windows):
+                    jobs += [(ci, ui, pi, w, u) for w in ws]
+        probs = self.runner.predict([(w, u) for _, _, _, w, u in jobs]) if jobs else np.zeros((0, len(self.labels)))
+        by_claim: dict[int, list[tuple[int, int, np.ndarray]]] = {}
+        for (ci, ui, pi, _, _), p in zip(jobs, probs):
+            by_claim.setdefault(ci, []).append((ui, pi, p))
+        return [self._aggregate(items[ci][0].strip(), plan, by_claim.get(ci, []))
+                if not isinstance(plan, str) else ClaimScores(reason=plan)
+                for ci, plan in enumerate(plans)]
+
+    def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]]],
+                   rows: list[tuple[int, int, np.ndarray]]) -> ClaimScores:
+        units, windows = plan
+        n_p = len(windows)
+        ent = np.zeros((len(units), n_p))
+        con = np.zeros(n_p)
+        best: list[np.ndarray] = [np.zeros(len(self.labels)) for _ in range(n_p)]
+        for ui, pi, p in rows:
+            if p[self._ent] >= ent[ui, pi]:
+                ent[ui, pi] = p[self._ent]
+                if ui == 0:
+                    best[pi] = p
+            if self._con is not None:
+                con[pi] = max(con[pi], float(p[self._con]))
+        feats = {"ent_full": float(ent[0].max()),
+                 "ent_split": float(ent[1:].max(axis=1).min()) if len(units) > 1 else float(ent[0].max()),
+                 "con_max": float(con.max())}
+        feats.update(coverage(claim, [w for ws in windows for w in ws]))
+        per = tuple({"ent_full": float(ent[0, i]),
+                     "ent_split": float(ent[1:, i].min()) if len(units) > 1 else float(ent[0, i]),
+                     "con_max": float(con[i]), **coverage(claim, windows[i])} for i in range(n_p))
+        return ClaimScores(feats, tuple({l: float(b[j]) for j, l in enumerate(self.labels)} for b in best),
+                           tuple(float(c) for c in con), tuple(units[1:]), None, per)
+
+    def p_supported(self, s: ClaimScores) -> float:
+        """The combiner's P(supported), or the weakest clause's P(entailment) without one."""
+        c = self.config.combiner
+        return c.predict_one(s.features) if c else s.features["ent_split"]
+
+    def decide(self, s: ClaimScores, evidence: Sequence[Any]) -> Verdict:
+        """Apply the verdict rules (see :class:`VerifyConfig`)."""
+        cfg = self.config
+        if s.reason:
+            return Verdict("unverifiable", reason=s.reason)
+        ev = _as_evidence(list(evidence)[: cfg.top_k])
+        ents = [p.get("entailment", 0.0) for p in s.passage_probs]
+        pe, pc = int(np.argmax(ents)), int(np.argmax(s.passage_con))
+        if ents[pe] >= cfg.strong and s.passage_con[pc] >= cfg.strong and pe != pc:
+            return Verdict("inconclusive", dict(s.passage_probs[pe]), ev[pe],
+                           reason=f"passage {ev[pe].passage_id} entails, passage {ev[pc].passage_id} contradicts")
+        if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
+            pe = int(np.argmax([cfg.combiner.predict_one(f) for f in s.passage_features]))
+        if self.p_supported(s) >= cfg.support:
+            return Verdict("supported", dict(s.passage_probs[pe]), ev[pe])
+        if s.passage_con[pc] >= cfg.contradict:
+            return Verdict("contradicted", dict(s.passage_probs[pc]), ev[pc])
+        return Verdict("unverifiable", dict(s.passage_probs[pe]), ev[pe],
+                       reason="no evidence passage entails the claim")
+
+    def verify_many(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[Verdict]:
+        """Verdicts for ``(claim, evidence)`` pairs; evidence is str or Evidence."""
+        scores = self.score_claims(items)
+        return [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
+
+    def verify(self, claim: str, evidence: Sequence[Any]) -> Verdict:
+        """One claim against its evidence passages (best first)."""
+        return self.verify_many([(claim, evidence)])[0]

@@ -1,0 +1,54 @@
+"""``load_runner``: the one place where an NLI model's backend and device are resolved."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from offline_eval.runners.base import BACKENDS, DEVICES
+from offline_eval.runners.pairs import PairClassifier
+
+
+def load_runner(path: str | Path, backend: str | None = None, device: str | None = None,
+                batch_size: int = 32, max_length: int | None = None,
+                precision: str | None = None, threads: int | None = None) -> PairClassifier:
+    """Load the NLI model folder ``path`` on ``backend`` ("onnx" | "torch").
+
+    A folder with ``manifest.json`` is verified first (sha256 of every file).
+    ``backend=None`` uses the folder's manifest ``default_backend`` (else onnx when an
+    ONNX file is present, else torch). ``device=None`` picks the best available.
+
+    Raises:
+        ValueError: an unknown backend or device, listing the valid values.
+        ModelError: missing files, with the path and the files expected.
+    """
+    from offline_eval.modelstore import MANIFEST, verify_model
+
+    path = Path(path)
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    # a folder with a manifest is checked file by file before anything is loaded
+    manifest = verify_model(path) if (path / MANIFEST).is_file() else {}
+    if backend is None:
+        backend = manifest.get("default_backend") if manifest else None
+        backend = backend or ("onnx" if (path / "onnx").is_dir() else "torch")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    if max_length is None and manifest:
+        max_length = manifest.get("max_length")
+    if backend == "onnx":
+        from offline_eval.runners.ort import OnnxNLIRunner
+
+        if precision is None and manifest:
+            precision = manifest.get("default_precision")
+        return OnnxNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length,
+                             precision=precision, threads=threads)
+    from offline_eval.runners.hf import TorchNLIRunner
+
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return TorchNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length)

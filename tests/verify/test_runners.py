@@ -1,0 +1,112 @@
+"""Runners and the model store on a tiny random DeBERTa-v2 checkpoint."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from offline_eval.errors import ModelError
+from offline_eval.modelstore import import_model, read_manifest, resolve_model, verify_model
+from offline_eval.runners.labels import nli_columns
+from offline_eval.runners.load import load_runner
+from tests.verify.conftest import make_checkpoint
+
+PAIRS = [("the cat sat on the mat", "a cat sat"),
+         ("paris is the capital of france and he was born in 1990 . " * 2, "paris is not in france"),
+         ("", "the dog")]
+
+
+def test_import_writes_onnx_and_manifest(tiny_model):
+    m = read_manifest(tiny_model)
+    assert {"onnx/model.onnx", "onnx/model.int8.onnx", "model.safetensors", "config.json"} <= set(m["files"])
+    assert m["labels"] == ["entailment", "neutral", "contradiction"]
+    assert verify_model(tiny_model)["name"] == "tiny-deberta"
+
+
+def test_torch_and_onnx_fp32_agree(tiny_model):
+    torch_probs = load_runner(tiny_model, "torch", "cpu").predict(PAIRS)
+    onnx_runner = load_runner(tiny_model, "onnx", "cpu", precision="fp32")
+    onnx_probs = onnx_runner.predict(PAIRS)
+    assert torch_probs.shape == (3, 3)
+    np.testing.assert_allclose(torch_probs.sum(1), 1.0, atol=1e-6)
+    assert np.abs(torch_probs - onnx_probs).max() < 1e-4
+    assert onnx_runner.labels == ("entailment", "neutral", "contradiction")
+
+
+def test_int8_runs_and_is_the_cpu_default(tiny_model):
+    runner = load_runner(tiny_model, "onnx", "cpu")
+    assert runner.precision == "int8"
+    assert runner.predict(PAIRS).shape == (3, 3)
+
+
+def test_labels_come_from_config_in_canonical_order(tiny_model):
+    # the checkpoint stores CONTRADICTION=0 .. ENTAILMENT=2; columns are reordered once
+    runner = load_runner(tiny_model, "torch", "cpu")
+    assert runner._cols == [2, 1, 0]
+
+
+def test_two_way_model(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "two", {0: "entailment", 1: "not_entailment"})
+    dest = import_model(ckpt, home=tmp_path / "home", quantize=False, max_length=64)
+    runner = load_runner(dest, "onnx", "cpu")
+    assert runner.labels == ("entailment", "not_entailment")
+    assert runner.predict(PAIRS[:1]).shape == (1, 2)
+
+
+def test_unusable_labels_are_refused(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "bad", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(ModelError, match="not an NLI label set"):
+        import_model(ckpt, home=tmp_path / "home")
+    with pytest.raises(ModelError):
+        nli_columns({0: "entailment", 1: "entailment"})
+
+
+def test_pickle_weights_are_refused(tmp_path):
+    src = tmp_path / "pickled"
+    src.mkdir()
+    (src / "config.json").write_text(json.dumps({"id2label": {"0": "entailment", "1": "not_entailment"}}))
+    (src / "pytorch_model.bin").write_bytes(b"\x80\x04")
+    with pytest.raises(ModelError, match="pickle"):
+        import_model(src, home=tmp_path / "home")
+
+
+def test_tampered_model_is_refused(tiny_model, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_model, copy)
+    blob = bytearray((copy / "onnx" / "model.onnx").read_bytes())
+    blob[-1] ^= 0xFF
+    (copy / "onnx" / "model.onnx").write_bytes(bytes(blob))
+    with pytest.raises(ModelError) as err:
+        verify_model(copy)
+    assert str(copy) in str(err.value) and "onnx/model.onnx" in str(err.value)
+    assert "Expected files" in str(err.value)
+    with pytest.raises(ModelError):
+        load_runner(copy, "onnx", "cpu")
+
+
+def test_missing_files_name_path_and_expected(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelError, match="expected files"):
+        load_runner(empty, "onnx", "cpu")
+    with pytest.raises(ModelError, match="safetensors"):
+        load_runner(empty, "torch", "cpu")
+    with pytest.raises(ModelError, match="not found"):
+        resolve_model(str(tmp_path / "nope"))
+
+
+def test_unknown_backend_lists_valid_values(tiny_model):
+    with pytest.raises(ValueError, match="valid: onnx, torch"):
+        load_runner(tiny_model, "tensorflow")
+    with pytest.raises(ValueError, match="valid: cpu, cuda"):
+        load_runner(tiny_model, "onnx", "tpu")
+
+
+def test_predict_is_deterministic_and_order_preserving(tiny_model):
+    runner = load_runner(tiny_model, "torch", "cpu", batch_size=2)
+    a = runner.predict(PAIRS)
+    b = runner.predict(PAIRS[::-1])[::-1]
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    assert runner.predict([]).shape == (0, 3)

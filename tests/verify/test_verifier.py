@@ -1,0 +1,113 @@
+"""Verdict rules, chunking, claim splitting and bad input, with a fake runner."""
+from __future__ import annotations
+
+import numpy as np
+
+from offline_eval.nli.chunking import chunk_text
+from offline_eval.nli.combiner import Combiner, fit_logistic
+from offline_eval.nli.config import VerifyConfig, dump_config, load_config
+from offline_eval.nli.text import split_clauses
+from offline_eval.nli.verifier import Verifier
+from offline_eval.types import Claim, Evidence
+
+
+def test_empty_claim_or_evidence_is_unverifiable_with_reason(fake_runner):
+    v = Verifier(fake_runner)
+    empty_claim = v.verify("  ", ["the cat sat"])
+    no_evidence = v.verify("the cat sat", [])
+    blank_evidence = v.verify("the cat sat", ["", "   "])
+    for verdict in (empty_claim, no_evidence, blank_evidence):
+        assert verdict.label == "unverifiable" and verdict.reason
+    assert empty_claim.reason == "empty claim" and no_evidence.reason == "no evidence"
+    assert fake_runner.seen == []
+
+
+def test_supported_contradicted_unverifiable_inconclusive(fake_runner):
+    v = Verifier(fake_runner, VerifyConfig(split_claims=False))
+    sup = v.verify("the cat sat", ["dogs bark", "the cat sat on the mat"])
+    assert sup.label == "supported" and sup.evidence.text == "the cat sat on the mat"
+    assert sup.probs["entailment"] > 0.9
+    con = v.verify("the cat not sat", ["the cat sat"])
+    assert con.label == "contradicted"
+    unv = v.verify("the dog ran", ["the cat sat"])
+    assert unv.label == "unverifiable" and unv.evidence is not None
+    inc = v.verify("the cat not sat", ["the cat not sat", "the cat sat"])
+    assert inc.label == "inconclusive"
+
+
+def test_claim_split_requires_every_clause(fake_runner):
+    v = Verifier(fake_runner)
+    claim = "he was born in paris in 1990, and he moved to rome in 2001"
+    assert len(split_clauses(claim)) == 2
+    half = v.verify(claim, ["he was born in paris in 1990"])
+    both = v.verify(claim, ["he was born in paris in 1990", "later he moved to rome in 2001"])
+    assert half.label == "unverifiable"
+    assert both.label == "supported"
+
+
+def test_long_evidence_is_chunked_and_the_claim_is_never_cut(fake_runner):
+    filler = " ".join(f"Sentence number {i} talks about rivers." for i in range(40))
+    evidence = filler + " The cat sat on the mat."
+    claim = "the cat sat on the mat"
+    verdict = Verifier(fake_runner, VerifyConfig(split_claims=False)).verify(claim, [evidence])
+    assert verdict.label == "supported"
+    assert len(fake_runner.seen) > 1
+    for premise, hypothesis in fake_runner.seen:
+        assert hypothesis == claim
+        assert len(premise.split()) + len(hypothesis.split()) + 3 <= fake_runner.max_length
+    # every evidence word is shown to the model in some window
+    shown = " ".join(p for p, _ in fake_runner.seen).split()
+    assert set(evidence.split()) <= set(shown)
+
+
+def test_chunk_text_splits_an_overlong_sentence():
+    text = " ".join(["word"] * 100)
+    chunks = chunk_text(text, budget=20, count=lambda ts: [len(t.split()) for t in ts], overlap=0)
+    assert all(len(c.split()) <= 20 for c in chunks) and sum(len(c.split()) for c in chunks) == 100
+
+
+def test_evidence_objects_and_top_k(fake_runner):
+    ev = tuple(Evidence(f"p{i}", "dogs bark") for i in range(6)) + (Evidence("p6", "the cat sat"),)
+    v = Verifier(fake_runner, VerifyConfig(top_k=5, split_claims=False))
+    assert v.verify("the cat sat", ev).label == "unverifiable"
+    assert v.verify("the cat sat", ev[::-1]).evidence.passage_id == "p6"
+    claim = Claim("c", "the cat sat").with_verdict(v.verify("the cat sat", ev[::-1]))
+    assert claim.judgment is True
+
+
+def test_combiner_json_round_trip_and_config(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.random((60, 6))
+    y = (x[:, 0] + x[:, 3] > 1).astype(int)
+    comb = fit_logistic(x, y)
+    again = Combiner.from_json(comb.to_json())
+    np.testing.assert_allclose(comb.predict(x), again.predict(x))
+    cfg = VerifyConfig(support=0.42, combiner=comb)
+    import json
+    (tmp_path / "verifier.json").write_text(json.dumps(dump_config(cfg)))
+    loaded = load_config(tmp_path)
+    assert loaded.support == 0.42 and loaded.combiner == again
+
+
+def test_two_way_runner_never_contradicts(fake_runner):
+    class TwoWay:
+        labels = ("entailment", "not_entailment")
+
+        def predict(self, pairs):
+            return np.array([[0.1, 0.9]] * len(pairs))
+
+    assert Verifier(TwoWay()).verify("the cat not sat", ["the cat sat"]).label == "unverifiable"
+
+
+def test_decisive_passage_is_the_one_the_combiner_prefers():
+    class Flat:
+        labels = ("entailment", "neutral", "contradiction")
+
+        def predict(self, pairs):
+            return np.full((len(pairs), 3), 1 / 3)
+
+    comb = Combiner(("cov_content",), (5.0,), 0.0, (0.5,), (0.25,))
+    v = Verifier(Flat(), VerifyConfig(combiner=comb, support=0.5, split_claims=False))
+    verdict = v.verify("the museum opened in lyon", ["a river flows", "the museum opened in lyon in 1990"])
+    assert verdict.label == "supported"
+    assert verdict.evidence.text == "the museum opened in lyon in 1990"
