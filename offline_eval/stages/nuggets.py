@@ -1,0 +1,81 @@
+"""The ``Nuggets`` stage: nuggets from an item's references (or the top corpus passages
+when it has none), labelled vital/okay, with their support by the response.
+
+Requires ``item``; assigns ``nuggets``. Support is left ``None`` when the response is
+empty. The metrics stage turns supports into nugget recall, VITAL recall and VITAL-RLR.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from offline_eval.importance.nuggets import NuggetBuilder, NuggetConfig, nugget_supports
+from offline_eval.types import Reference, ResponseResult
+
+
+def default_verifier(model: str | None = None, backend: str | None = None,
+                     device: str | None = None) -> Any:
+    """The NLI verifier the ``verify`` stage uses, loaded from the model store."""
+    from offline_eval.modelstore import resolve_model
+    from offline_eval.nli.config import load_config
+    from offline_eval.nli.verifier import Verifier
+    from offline_eval.runners.load import load_runner
+    path = resolve_model(model)
+    return Verifier(load_runner(path, backend, device, 32), load_config(path))
+
+
+def default_builder(config: NuggetConfig = NuggetConfig(),
+                    decomposer: str = "syntactic") -> NuggetBuilder:
+    """Ranker + syntactic decomposer + MiniLM deduplication."""
+    from offline_eval.importance.ranker import ImportanceRanker
+    from offline_eval.importance.reference_facts import ReferenceFacts
+    from offline_eval.runners.embedding import EmbeddingRunner
+    embedder = EmbeddingRunner()
+    return NuggetBuilder(ImportanceRanker(embedder=embedder), ReferenceFacts(decomposer),
+                         embedder, config)
+
+
+class Nuggets:
+    """Builds nuggets and grades their support.
+
+    Args:
+        builder: a :class:`NuggetBuilder`; built on first use by default.
+        verifier: an NLI :class:`~offline_eval.nli.verifier.Verifier`; loaded on first
+            use by default (only when some response is non-empty).
+        corpus: a search index (``search(query, k)``) for items without references.
+        k: corpus passages used as references.
+        support: grade support at all.
+    """
+
+    name = "offline_eval.stages.nuggets.v1"
+    requires: tuple[str, ...] = ()
+    assigns: tuple[str, ...] = ("nuggets",)
+
+    def __init__(self, builder: NuggetBuilder | None = None, verifier: Any = None,
+                 corpus: Any = None, k: int = 5, support: bool = True) -> None:
+        self._builder, self._verifier = builder, verifier
+        self.corpus, self.k, self.support = corpus, k, support
+
+    def references(self, rec: ResponseResult) -> tuple[Reference, ...]:
+        if rec.item.references or self.corpus is None:
+            return rec.item.references
+        hits = self.corpus.search(rec.item.query, k=self.k)
+        return tuple(Reference(e.passage_id, e.text, e.url, e.title)
+                     for e in (h.to_evidence() for h in hits))
+
+    def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
+        refs = [self.references(r) for r in batch]
+        if not any(refs):
+            return list(batch)
+        if self._builder is None:
+            self._builder = default_builder()
+        built = self._builder.build_many([r.item.query for r in batch], refs)
+        out = []
+        for rec, nuggets in zip(batch, built):
+            if self.support and nuggets and rec.item.response.strip():
+                if self._verifier is None:
+                    self._verifier = default_verifier()
+                grades = nugget_supports(self._verifier, nuggets, rec.item.response)
+                nuggets = tuple(replace(n, support=g) for n, g in zip(nuggets, grades))
+            out.append(replace(rec, nuggets=nuggets))
+        return out

