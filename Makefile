@@ -20,10 +20,10 @@ $(STAMP): pyproject.toml Makefile
 
 demo: setup
 	@mkdir -p $(DEMO_OUT)
-	$(BIN)/offline-eval status
-	$(BIN)/offline-eval metrics examples/judged/normal.jsonl examples/judged/wrong.jsonl \
-		-o $(DEMO_OUT)/metrics.jsonl --summary $(DEMO_OUT)/summary.json
-	@echo "rows: $(DEMO_OUT)/metrics.jsonl  summary: $(DEMO_OUT)/summary.json"
+	$(BIN)/offline-eval corpus build wiki-vital --if-missing
+	$(BIN)/offline-eval score examples/demo.jsonl -o $(DEMO_OUT)/scores.jsonl \
+		--summary $(DEMO_OUT)/summary.json --html demo-report.html --group-by group
+	@echo "rows: $(DEMO_OUT)/scores.jsonl  summary: $(DEMO_OUT)/summary.json  report: demo-report.html"
 
 test: setup
 	$(BIN)/python -m pytest

@@ -14,6 +14,12 @@ Usage:
 """
 from __future__ import annotations
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import write_section as _write_section  # noqa: E402
+
 import argparse
 import json
 import re
@@ -156,14 +162,7 @@ def make_embedder() -> Callable[[Sequence[str]], np.ndarray]:
 
 
 def write_section(text: str, name: str = "decomposition") -> None:
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{begin}\n{text.rstrip()}\n{end}"
-    if begin in old and end in old:
-        new = old[:old.index(begin)] + block + old[old.index(end) + len(end):]
-    else:
-        new = old.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(new, encoding="utf-8")
+    _write_section(text, name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,6 +11,12 @@ from the same files and are scored against the same human labels on the same cla
 """
 from __future__ import annotations
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import write_section as _write_section  # noqa: E402
+
 import argparse
 import sys
 import time
@@ -33,14 +39,7 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 def write_section(name: str, text: str) -> None:
     """Replace only this script's section of RESULTS.md (between its markers)."""
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{begin}\n## Importance ranker (`benchmarks/importance.py`)\n\n{text}\n{end}"
-    if begin in old and end in old:
-        new = old[:old.index(begin)] + block + old[old.index(end) + len(end):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + block + "\n"
-    RESULTS.write_text(new, encoding="utf-8")
+    _write_section(f"## Importance ranker (`benchmarks/importance.py`)\n\n{text}", name)
 
 
 def weighted_kappa(a: np.ndarray, b: np.ndarray, k: int = 3) -> float:

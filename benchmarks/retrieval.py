@@ -17,6 +17,12 @@ Usage: nice -n 10 .venv/bin/python benchmarks/retrieval.py [--n-synthetic 100000
 """
 from __future__ import annotations
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import write_section as _write_section  # noqa: E402
+
 import argparse
 import json
 import os
@@ -215,14 +221,7 @@ def wice_recall(ks: Sequence[int] = (1, 3, 5, 10)) -> dict[str, dict[int, float]
 # ---------------------------------------------------------------- report
 
 def write_section(text: str, name: str = "retrieval") -> None:
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{begin}\n{text.rstrip()}\n{end}"
-    if begin in old and end in old:
-        new = old[:old.index(begin)] + block + old[old.index(end) + len(end):]
-    else:
-        new = old.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(new, encoding="utf-8")
+    _write_section(text, name)
 
 
 def fmt_row(name: str, ours: dict[str, Any], ref: dict[str, Any]) -> str:

@@ -16,6 +16,12 @@ Run: ``python benchmarks/verifier.py [--model models/nli-minilm] [--limit N]``
 """
 from __future__ import annotations
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import write_section as _write_section  # noqa: E402
+
 import argparse
 import importlib.util
 import json
@@ -197,12 +203,7 @@ def fit_shipped(model: Path, res: dict[str, Any]) -> None:
 
 
 def write_section(text: str, name: str = "verifier") -> None:
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{begin}\n{text.rstrip()}\n{end}"
-    new = old[:old.index(begin)] + block + old[old.index(end) + len(end):] if begin in old and end in old \
-        else old.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(new, encoding="utf-8")
+    _write_section(text, name)
 
 
 def main() -> None:

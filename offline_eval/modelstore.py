@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +24,10 @@ _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spm.model", "sentencepiece.b
 
 
 def data_home() -> Path:
-    """The user data directory (``OFFLINE_EVAL_HOME`` wins)."""
-    if os.environ.get("OFFLINE_EVAL_HOME"):
-        return Path(os.environ["OFFLINE_EVAL_HOME"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "offline-eval"
+    """The user data directory (``OFFLINE_EVAL_HOME`` wins); the same one corpora use."""
+    from offline_eval.index.home import data_home as _home
+
+    return _home()
 
 
 def shipped_dir() -> Path:

@@ -28,8 +28,19 @@ def register(name: str, target: str) -> None:
 def _fill() -> None:
     # The one place where names are registered. Keep sorted by kind.
     entries = {
+        "offline_eval.decompose.generative.v1":
+            "offline_eval.decomposition.generative:GenerativeDecomposer",
+        "offline_eval.decompose.syntactic.v1":
+            "offline_eval.decomposition.syntactic:SyntacticDecomposer",
         "offline_eval.metrics.vital.v1": "offline_eval.metrics.report:compute_response_metrics",
+        "offline_eval.stages.audit.v1": "offline_eval.stages.audit:Audit",
+        "offline_eval.stages.decompose.v1": "offline_eval.stages.decompose:Decompose",
         "offline_eval.stages.metrics.v1": "offline_eval.stages.metrics:MetricsStage",
+        "offline_eval.stages.nuggets.v1": "offline_eval.stages.nuggets:Nuggets",
+        "offline_eval.stages.rank.v1": "offline_eval.stages.rank:Rank",
+        "offline_eval.stages.retrieve.v1": "offline_eval.stages.retrieve:Retrieve",
+        "offline_eval.stages.split.v1": "offline_eval.stages.split:Split",
+        "offline_eval.stages.verify.v1": "offline_eval.stages.verify:Verify",
     }
     for name, target in entries.items():
         register(name, target)

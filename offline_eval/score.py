@@ -1,6 +1,7 @@
 """``score``: text in, verdicts, metrics and the audit out.
 
-The stages, in order: split -> decompose -> rank -> retrieve -> verify -> metrics -> audit.
+The stages, in order: split -> decompose -> rank -> retrieve -> verify -> nuggets ->
+metrics -> audit.
 :func:`score_specs` turns :class:`ScoreOptions` into stage specs that any engine builds.
 """
 from __future__ import annotations
@@ -58,6 +59,8 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
         StageSpec("offline_eval.stages.verify.v1", _clean(
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
              "batch_size": o.batch_size}), uses_model=True),
+        # nuggets from the item's references (RAG mode); items without references get none
+        StageSpec("offline_eval.stages.nuggets.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),
         StageSpec("offline_eval.stages.audit.v1"),
     ]

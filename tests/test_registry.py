@@ -6,8 +6,17 @@ import pytest
 from offline_eval import registry
 
 EXPECTED = [
+    "offline_eval.decompose.generative.v1",
+    "offline_eval.decompose.syntactic.v1",
     "offline_eval.metrics.vital.v1",
+    "offline_eval.stages.audit.v1",
+    "offline_eval.stages.decompose.v1",
     "offline_eval.stages.metrics.v1",
+    "offline_eval.stages.nuggets.v1",
+    "offline_eval.stages.rank.v1",
+    "offline_eval.stages.retrieve.v1",
+    "offline_eval.stages.split.v1",
+    "offline_eval.stages.verify.v1",
 ]
 
 

@@ -16,7 +16,16 @@ from offline_eval.errors import InputError, ModelError, OfflineEvalError
 
 # One line per subcommand module; order is the order in --help.
 COMMANDS: tuple[str, ...] = (
+    "score",
     "metrics",
+    "decompose",
+    "corpus",
+    "search",
+    "verify",
+    "rank",
+    "nuggets",
+    "comprehensiveness",
+    "models",
     "status",
 )
 

@@ -1,0 +1,32 @@
+"""``offline-eval comprehensiveness IN.jsonl [-o OUT.jsonl] [--method nli|qa|direct]``."""
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("comprehensiveness", help="which facts in the sources the answer misses",
+                       description="Rows {id, query, sources: [str], response} -> {id, method, "
+                                   "score, covered, missing}. No LLM: nli decomposes the sources "
+                                   "and checks entailment, qa asks cloze questions, direct checks "
+                                   "source sentences (cheapest).")
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", default="-")
+    p.add_argument("--method", choices=("nli", "qa", "direct"), default="qa")
+    p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded one)")
+    p.add_argument("--backend", choices=("onnx", "torch"))
+    p.add_argument("--device", choices=("cpu", "cuda"))
+    p.add_argument("--batch-size", type=int, default=32)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from offline_eval.comprehensiveness.api import evaluate, load_decomposer, load_entailer
+    from offline_eval.io.jsonl import JsonlWriter
+
+    entail = load_entailer(args.nli_model, args.backend, args.device, args.batch_size)
+    decompose = None if args.method == "direct" else load_decomposer()
+    with JsonlWriter(args.output) as out:
+        for row in evaluate(args.input, args.method, entail, decompose):
+            out.write(row)
+    return 0

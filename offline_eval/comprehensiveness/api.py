@@ -1,0 +1,65 @@
+"""Comprehensiveness for rows of ``{"id","query","sources":[str,...],"response"}``."""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Sequence
+
+from offline_eval.comprehensiveness.methods import (METHODS, Coverage, Decompose, Entail,
+                                                    comprehensiveness, entailer_from_runner)
+from offline_eval.errors import InputError
+from offline_eval.io.jsonl import get_field, read_jsonl
+
+
+def load_entailer(model: str | None = None, backend: str | None = None,
+                  device: str | None = None, batch_size: int = 32) -> Entail:
+    """P(entailment) from the NLI model the verifier uses (default: the embedded one)."""
+    from offline_eval.modelstore import resolve_model
+    from offline_eval.runners.load import load_runner
+
+    return entailer_from_runner(load_runner(resolve_model(model), backend, device, batch_size))
+
+
+def load_decomposer(name: str = "syntactic") -> Decompose:
+    """``(query, sentence) -> facts`` from a claim decomposer."""
+    from offline_eval.decomposition.base import get_decomposer
+
+    d = get_decomposer(name)
+    return lambda query, sentence: list(d.decompose(query, [sentence], [0])[0].claims)
+
+
+def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:
+    def fact(f: Any, with_importance: bool) -> dict[str, Any]:
+        out = {"fact": f.text, "source_ids": list(f.source_ids)}
+        return {**out, "importance": f.importance} if with_importance else out
+
+    return {"id": row_id, "method": cov.method, "score": cov.score, "reason": cov.reason,
+            "covered": [fact(f, False) for f in cov.covered],
+            "missing": [fact(f, True) for f in cov.missing]}
+
+
+def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
+             decompose: Decompose | None = None) -> Iterator[dict[str, Any]]:
+    """Validate each row, then yield its coverage row."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
+    seen: set[str] = set()
+    for line, row in read_jsonl(path):
+        def get(name: str, kind: Any, **kw: Any) -> Any:
+            try:
+                return get_field(row, name, kind, **kw)
+            except InputError as exc:
+                raise InputError(exc.reason, path=str(path), line=line, field=name) from None
+
+        rid = str(get("id", (str, int)))
+        if rid in seen:
+            raise InputError(f"duplicate id {rid!r}", path=str(path), line=line, field="id")
+        seen.add(rid)
+        query, response = get("query", str), get("response", str)
+        sources: Sequence[Any] = get("sources", list)
+        for i, s in enumerate(sources):
+            if not isinstance(s, str):
+                raise InputError(f"expected str, got {type(s).__name__}", path=str(path),
+                                 line=line, field=f"sources[{i}]")
+        cov = comprehensiveness(query, [(f"s{i}", s) for i, s in enumerate(sources)], response,
+                                method, entail, decompose)
+        yield coverage_row(rid, cov)
