@@ -68,6 +68,12 @@ class OnnxNLIRunner(PairClassifier):
         super().__init__(path, tok, config.get("id2label", {}), batch_size, max_length)
         self.precision, self.providers = precision, providers
         self.input_names = tuple(i.name for i in self.session.get_inputs())
+        if precision == "int8":
+            # Dynamic quantisation computes activation ranges over the whole batch tensor
+            # (padding included), so a pair's probabilities would depend on its batch mates
+            # and a resumed run could differ from an uninterrupted one. One pair per run
+            # keeps every output a function of its own pair only (determinism over speed).
+            self.batch_size = 1
 
     def _logits(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         feeds = {k: feeds[k] if k in feeds else np.zeros_like(feeds["input_ids"]) for k in self.input_names}
