@@ -6,6 +6,12 @@ import socket
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline (shared CI cores make timings noisy) and a fixed seed, so a
+# CI run is reproducible; run `pytest --hypothesis-seed=random` to explore further.
+settings.register_profile("offline-eval", deadline=None, derandomize=True)
+settings.load_profile("offline-eval")
 
 SHARED_DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 
