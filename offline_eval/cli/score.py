@@ -44,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from offline_eval.io.rows import score_row
     from offline_eval.score import ScoreOptions, score_specs, summarize_run
 
+    from offline_eval.errors import InputError
+
     if args.batch_size <= 0 or args.k <= 0:
-        raise SystemExit("offline-eval score: --batch-size and -k must be positive")
+        raise InputError("--batch-size and -k must be positive")
     items = read_items(args.input)  # validates every row and rejects duplicate ids first
     opts = ScoreOptions(corpus=args.corpus, decomposer=args.decomposer,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
