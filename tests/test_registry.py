@@ -33,3 +33,10 @@ def test_conflicting_registration_is_refused():
     registry.registered_names()
     with pytest.raises(ValueError, match="already registered"):
         registry.register(EXPECTED[0], "somewhere:else")
+
+
+@pytest.mark.parametrize("name", [n for n in EXPECTED if n.startswith("offline_eval.stages.")])
+def test_stage_classes_carry_their_registered_name(name):
+    stage_cls = registry.resolve(name)
+    assert stage_cls.name == name
+    assert isinstance(stage_cls.requires, tuple) and isinstance(stage_cls.assigns, tuple)

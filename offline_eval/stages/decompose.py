@@ -25,7 +25,7 @@ class Decompose:
             when ``decomposer`` is a name (``model_dir``, ``device``, ``batch_size``).
     """
 
-    name = "decompose"
+    name = "offline_eval.stages.decompose.v1"
     requires: tuple[str, ...] = ("sentences",)
     assigns: tuple[str, ...] = ("claims", "audit")
 

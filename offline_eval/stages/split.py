@@ -26,7 +26,7 @@ class Split:
         chunk_chars: long blocks are segmented in pieces of about this size.
     """
 
-    name = "split"
+    name = "offline_eval.stages.split.v1"
     requires: tuple[str, ...] = ("item",)
     assigns: tuple[str, ...] = ("sentences", "deflection", "audit")
 
