@@ -60,7 +60,8 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
              "batch_size": o.batch_size}), uses_model=True),
         # nuggets from the item's references (RAG mode); items without references get none
-        StageSpec("offline_eval.stages.nuggets.v1", {}, uses_model=True),
+        StageSpec("offline_eval.stages.nuggets.v1", _clean(
+            {"model": o.nli_model, "backend": o.backend, "device": o.device}), uses_model=True),
         StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),
         StageSpec("offline_eval.stages.audit.v1"),
     ]

@@ -45,6 +45,7 @@ class Nuggets:
         corpus: a search index (``search(query, k)``) for items without references.
         k: corpus passages used as references.
         support: grade support at all.
+        model, backend, device: the NLI model for support (as for the verify stage).
     """
 
     name = "offline_eval.stages.nuggets.v1"
@@ -52,9 +53,12 @@ class Nuggets:
     assigns: tuple[str, ...] = ("nuggets",)
 
     def __init__(self, builder: NuggetBuilder | None = None, verifier: Any = None,
-                 corpus: Any = None, k: int = 5, support: bool = True) -> None:
+                 corpus: Any = None, k: int = 5, support: bool = True,
+                 model: str | None = None, backend: str | None = None,
+                 device: str | None = None) -> None:
         self._builder, self._verifier = builder, verifier
         self.corpus, self.k, self.support = corpus, k, support
+        self.model, self.backend, self.device = model, backend, device
 
     def references(self, rec: ResponseResult) -> tuple[Reference, ...]:
         if rec.item.references or self.corpus is None:
@@ -74,7 +78,7 @@ class Nuggets:
         for rec, nuggets in zip(batch, built):
             if self.support and nuggets and rec.item.response.strip():
                 if self._verifier is None:
-                    self._verifier = default_verifier()
+                    self._verifier = default_verifier(self.model, self.backend, self.device)
                 grades = nugget_supports(self._verifier, nuggets, rec.item.response)
                 nuggets = tuple(replace(n, support=g) for n, g in zip(nuggets, grades))
             out.append(replace(rec, nuggets=nuggets))

@@ -97,3 +97,13 @@ def test_duplicate_ids_fail_before_work(tmp_path, capsys):
     assert main(["score", str(p), "-o", str(tmp_path / "o.jsonl")]) == 2
     assert "duplicate id 'tower'" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_nli_options_reach_every_stage_that_loads_the_nli_model():
+    from offline_eval.score import ScoreOptions, score_specs
+
+    specs = {s.target: s.kwargs for s in score_specs(ScoreOptions(nli_model="my-deberta", backend="torch"))}
+    for name in ("offline_eval.stages.verify.v1", "offline_eval.stages.nuggets.v1"):
+        assert specs[name]["model"] == "my-deberta" and specs[name]["backend"] == "torch"
+        specs_stage = __import__("offline_eval.registry", fromlist=["resolve"]).resolve(name)(**specs[name])
+        assert specs_stage is not None
