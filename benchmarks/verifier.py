@@ -85,7 +85,9 @@ def worker(args: argparse.Namespace) -> None:
         torch.set_num_threads(args.threads)
     runner = load_runner(args.model, backend, "cpu", batch_size=32, precision=precision,
                          threads=args.threads)
-    v = Verifier(runner, VerifyConfig())
+    from offline_eval.nli.verifier import decomposer_splitter
+    splitter = decomposer_splitter(args.splitter) if args.splitter != "clauses" else None
+    v = Verifier(runner, VerifyConfig(min_overlap=args.min_overlap), splitter=splitter)
     out: dict[str, Any] = {"backend": args.worker, "labels": list(runner.labels)}
     t = time.time()
     wice = wice_rows(args.limit)
@@ -114,19 +116,24 @@ def throughput(args: argparse.Namespace) -> None:
     from offline_eval.runners.load import load_runner
 
     backend, precision = BACKENDS[args.throughput]
-    runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision)
+    if backend == "torch":
+        import torch
+        torch.set_num_threads(args.threads)
+    runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision,
+                         threads=args.threads)
     words = "the committee approved the new river bridge project in the northern district last spring".split()
     res = {}
     for n_tok in (128, 384):
         prem = " ".join(words[i % len(words)] for i in range(n_tok - 14))
         pairs = [(prem, "The committee approved the bridge project in spring.")] * 32
         runner.predict(pairs[:4])
-        best = float("inf")
-        for _ in range(3):  # best of 3 batches: the box is shared
-            t = time.time()
+        best, best_cpu = float("inf"), float("inf")
+        for _ in range(5):  # best of 5 batches: the box is shared
+            t, c = time.perf_counter(), time.process_time()
             runner.predict(pairs)
-            best = min(best, time.time() - t)
+            best, best_cpu = min(best, time.perf_counter() - t), min(best_cpu, time.process_time() - c)
         res[str(n_tok)] = 32 / best
+        res[f"{n_tok}_cpu"] = 32 / best_cpu  # pairs per CPU-second (all threads of the process)
     res["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(res))
 
@@ -183,7 +190,7 @@ def analyse(res: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def fit_shipped(model: Path, res: dict[str, Any]) -> None:
+def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0) -> None:
     from offline_eval.nli.combiner import best_threshold, fit_logistic
     from offline_eval.nli.config import DEFAULTS, dump_config
 
@@ -197,7 +204,7 @@ def fit_shipped(model: Path, res: dict[str, Any]) -> None:
     comb = type(comb)(comb.features, comb.coef, comb.bias, comb.mean, comb.scale,
                       {"fitted_on": f"WiCE dev ({len(y)} claims), backend {res['backend']}", "l2": l2,
                        "cv_balanced_accuracy": round(scores[l2], 4)})
-    cfg = DEFAULTS.with_overrides(support=round(thr, 4), combiner=comb)
+    cfg = DEFAULTS.with_overrides(support=round(thr, 4), combiner=comb, min_overlap=min_overlap)
     (model / "verifier.json").write_text(json.dumps(dump_config(cfg), indent=2) + "\n")
     print(f"combiner: l2={l2} cv_ba={scores[l2]:.4f} threshold={thr:.4f}")
 
@@ -213,12 +220,20 @@ def main() -> None:
     ap.add_argument("--nli-n", type=int, default=400)
     ap.add_argument("--backends", default="torch,onnx-int8")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--splitter", default="clauses", choices=("clauses", "syntactic"),
+                    help="how long claims are split inside verification (regex clauses or the "
+                         "syntactic claim decomposer)")
+    ap.add_argument("--min-overlap", type=float, default=None,
+                    help="the NLI gate (default: the model's verifier.json value)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oe_verifier_bench")
     ap.add_argument("--fit-combiner", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--worker"), ap.add_argument("--out"), ap.add_argument("--throughput")
     args = ap.parse_args()
+    if args.min_overlap is None:
+        from offline_eval.nli.config import load_config
+        args.min_overlap = load_config(args.model).min_overlap
     if args.worker:
         return worker(args)
     if args.throughput:
@@ -228,23 +243,30 @@ def main() -> None:
     names = args.backends.split(",")
     procs = {}
     for b in names:  # one process per backend, in parallel
-        out = args.cache / f"{b}-{args.limit}.json"
+        out = args.cache / f"{b}-{args.limit}-gate{args.min_overlap:g}-{args.splitter}.json"
         if not out.exists():
             procs[b] = subprocess.Popen([py, me, "--worker", b, "--out", str(out), "--model", str(args.model),
                                          "--limit", str(args.limit), "--nli-n", str(args.nli_n),
-                                         "--threads", str(args.threads)])
+                                         "--threads", str(args.threads),
+                                         "--min-overlap", str(args.min_overlap),
+                                         "--splitter", args.splitter])
     for b, p in procs.items():
         if p.wait() != 0:
             raise SystemExit(f"worker {b} failed")
-    res = {b: json.loads((args.cache / f"{b}-{args.limit}.json").read_text()) for b in names}
+    res = {b: json.loads((args.cache / f"{b}-{args.limit}-gate{args.min_overlap:g}-{args.splitter}.json")
+                         .read_text()) for b in names}
     if args.fit_combiner:
-        return fit_shipped(args.model, res[names[0]])
+        return fit_shipped(args.model, res[names[0]], args.min_overlap)
     stats = {b: analyse(r) for b, r in res.items()}
     tp = {}
     if not args.skip_throughput:
         for b in BACKENDS:
-            o = subprocess.run([py, me, "--throughput", b, "--model", str(args.model)], capture_output=True, text=True)
-            tp[b] = json.loads(o.stdout.strip().splitlines()[-1]) if o.returncode == 0 else None
+            tp[b] = {}
+            for threads, keys in ((2, ("128", "384", "rss_mb")), (1, ("128_cpu", "384_cpu"))):
+                o = subprocess.run([py, me, "--throughput", b, "--model", str(args.model),
+                                    "--threads", str(threads)], capture_output=True, text=True)
+                got = json.loads(o.stdout.strip().splitlines()[-1]) if o.returncode == 0 else None
+                tp[b] = {**tp[b], **{k: got[k] for k in keys}} if got and tp[b] is not None else None
     text = report(args, res, stats, tp)
     print(text)
     if not args.no_write:
@@ -275,16 +297,22 @@ def report(args, res, stats, tp) -> str:
     lines += ["", f"Published WiCE references: {REFS}. Target: >= 0.75 and >= 5 points over overlap.", ""]
     if tp:
         base = (tp.get("torch") or {}).get("128")
-        lines += ["Throughput, batch 32, best of 3 batches (pairs/s; ratio to torch fp32; peak RSS of "
-                  "the process, which also imports transformers for the tokenizer):", "",
-                  "| backend | 128-token pairs | 384-token pairs | peak RSS MB |", "|---|---|---|---|"]
+        lines += ["Throughput, 32 pairs per call, best of 5 calls: wall-clock pairs/s with 2 threads, "
+                  "and pairs per CPU-second with 1 thread (the work itself, much less sensitive "
+                  "to the other jobs on this shared box), each with its ratio to torch fp32. torch and ONNX fp32 run the 32 pairs as one batch; ONNX int8 runs them one "
+                  "at a time (batch-invariant output, and faster than batching on CPU). Peak RSS "
+                  "of the process, which also imports transformers for the tokenizer:", "",
+                  "| backend | 128-token pairs/s | per CPU-s | 384-token pairs/s | per CPU-s | peak RSS MB |",
+                  "|---|---|---|---|---|---|"]
         for b, t in tp.items():
             if not t:
-                lines.append(f"| {b} | failed | failed | |")
+                lines.append(f"| {b} | failed | | failed | | |")
                 continue
-            r128 = t["128"] / tp["torch"]["128"] if base else float("nan")
-            r384 = t["384"] / tp["torch"]["384"] if base else float("nan")
-            lines.append(f"| {b} | {t['128']:.1f} ({r128:.2f}x) | {t['384']:.1f} ({r384:.2f}x) | {t['rss_mb']:.0f} |")
+            cells = []
+            for key in ("128", "128_cpu", "384", "384_cpu"):
+                ratio = t[key] / tp["torch"][key] if base else float("nan")
+                cells.append(f"{t[key]:.1f} ({ratio:.2f}x)")
+            lines.append(f"| {b} | {' | '.join(cells)} | {t['rss_mb']:.0f} |")
     return "\n".join(lines)
 
 

@@ -161,3 +161,34 @@ def import_model(src: str | Path, name: str | None = None, home: Path | None = N
                    max_length=max_length, default_backend="onnx",
                    default_precision="int8" if quantize else "fp32", source=str(src))
     return dest
+
+
+def export_embedding(src: str | Path | None = None, home: str | Path | None = None,
+                     quantize: bool = True, force: bool = False) -> Path:
+    """Export the sentence embedder (default: the packaged all-MiniLM-L6-v2) to ONNX in
+    ``<home>/models/all-minilm-l6-v2`` with a manifest; the importance ranker then runs
+    it on ONNX Runtime. Returns the folder.
+
+    Raises:
+        ModelError: the folder exists (without ``force``) or the export fails.
+    """
+    from offline_eval.runners.embedding import default_embedding_path, exported_embedding_path
+    from offline_eval.runners.export import export_embedding_onnx
+
+    source = Path(src) if src is not None else default_embedding_path()
+    dest = exported_embedding_path(home)
+    if dest.exists():
+        if not force:
+            raise ModelError(f"{dest}: already exists; pass --force to export again")
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    try:
+        export_embedding_onnx(source, dest, quantize=quantize)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    write_manifest(dest, name=dest.name, labels=["embedding"], kind="sentence-embedding",
+                   pooling="mean, L2-normalised", default_backend="onnx",
+                   default_precision="fp32", source=str(source),
+                   source_sha256=sha256_file(source / "model.safetensors"))
+    return dest

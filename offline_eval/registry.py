@@ -34,6 +34,8 @@ def _fill() -> None:
             "offline_eval.decomposition.syntactic:SyntacticDecomposer",
         "offline_eval.metrics.vital.v1": "offline_eval.metrics.report:compute_response_metrics",
         "offline_eval.stages.audit.v1": "offline_eval.stages.audit:Audit",
+        "offline_eval.stages.comprehensiveness.v1":
+            "offline_eval.stages.comprehensiveness:Comprehensiveness",
         "offline_eval.stages.decompose.v1": "offline_eval.stages.decompose:Decompose",
         "offline_eval.stages.metrics.v1": "offline_eval.stages.metrics:MetricsStage",
         "offline_eval.stages.nuggets.v1": "offline_eval.stages.nuggets:Nuggets",

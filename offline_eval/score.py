@@ -1,7 +1,7 @@
 """``score``: text in, verdicts, metrics and the audit out.
 
 The stages, in order: split -> decompose -> rank -> retrieve -> verify -> nuggets ->
-metrics -> audit.
+comprehensiveness -> metrics -> audit.
 :func:`score_specs` turns :class:`ScoreOptions` into stage specs that any engine builds.
 """
 from __future__ import annotations
@@ -28,6 +28,8 @@ class ScoreOptions:
         home: the data home (corpora, imported models).
         gamma: FActScore length penalty.
         undecided: how inconclusive claims count in precision.
+        comprehensiveness: ``nli`` | ``qa`` | ``direct`` for items with references, or None
+            to skip it.
     """
 
     corpus: str | None = "wiki-vital"
@@ -41,6 +43,7 @@ class ScoreOptions:
     home: str | None = None
     gamma: int = 10
     undecided: str = "exclude"
+    comprehensiveness: str | None = "qa"
 
 
 def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,7 +64,12 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
              "batch_size": o.batch_size}), uses_model=True),
         # nuggets from the item's references (RAG mode); items without references get none
         StageSpec("offline_eval.stages.nuggets.v1", _clean(
-            {"model": o.nli_model, "backend": o.backend, "device": o.device}), uses_model=True),
+            {"model": o.nli_model, "backend": o.backend, "device": o.device,
+             "batch_size": o.batch_size}), uses_model=True),
+        *([StageSpec("offline_eval.stages.comprehensiveness.v1", _clean(
+            {"method": o.comprehensiveness, "decomposer": "syntactic", "model": o.nli_model,
+             "backend": o.backend, "device": o.device, "batch_size": o.batch_size}),
+            uses_model=True)] if o.comprehensiveness else []),
         StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),
         StageSpec("offline_eval.stages.audit.v1"),
     ]

@@ -166,6 +166,29 @@ class ResponseAudit:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """A fact of the sources, for comprehensiveness: its text, the sources that hold it,
+    and its importance for the query (``vital`` | ``okay``)."""
+
+    text: str
+    source_ids: tuple[str, ...]
+    importance: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Comprehensiveness of a response: the importance-weighted share of the sources'
+    query-relevant facts it covers (``score`` is None, with a reason, when there are none)."""
+
+    method: str
+    score: float | None
+    covered: tuple[Fact, ...] = ()
+    missing: tuple[Fact, ...] = ()
+    reason: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ResponseResult:
     """The record that flows through the pipeline for one item."""
 
@@ -179,6 +202,7 @@ class ResponseResult:
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
     audit: Mapping[str, Any] = field(default_factory=dict)
     guideline: ResponseAudit | None = None
+    comprehensiveness: Coverage | None = None
     error: str | None = None
 
     @property

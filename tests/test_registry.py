@@ -10,6 +10,7 @@ EXPECTED = [
     "offline_eval.decompose.syntactic.v1",
     "offline_eval.metrics.vital.v1",
     "offline_eval.stages.audit.v1",
+    "offline_eval.stages.comprehensiveness.v1",
     "offline_eval.stages.decompose.v1",
     "offline_eval.stages.metrics.v1",
     "offline_eval.stages.nuggets.v1",

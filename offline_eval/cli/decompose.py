@@ -25,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="JSONL output (default: stdout)")
     p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
     p.add_argument("--decomposer-model", default=None,
-                   help="seq2seq checkpoint folder for --decomposer generative")
+                   help="for --decomposer generative: a T5/BART checkpoint folder or a LoRA "
+                        "adapter folder for SmolLM2-135M (default: models/decomposer-smollm2)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--batch-size", type=int, default=16)
     p.set_defaults(func=run)

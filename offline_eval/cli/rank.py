@@ -66,7 +66,8 @@ def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str
 
 def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.ranker import ImportanceRanker
-    ranker = ImportanceRanker(args.model_dir)
+    ranker = ImportanceRanker(args.model_dir, backend=args.backend, device=args.device,
+                              precision=args.precision)
     with JsonlWriter(args.output) as out:
         for row in rank_file(args.input, ranker):
             out.write(row)
@@ -81,4 +82,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
                    help="output file (default: standard output)")
     p.add_argument("--model-dir", default=None, help="folder holding combiner.json")
+    p.add_argument("--backend", choices=("onnx", "torch"), default=None,
+                   help="embedder runtime (default: onnx when `offline-eval models "
+                        "export-embedding` has been run, else torch)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="default: the best available")
+    p.add_argument("--precision", choices=("fp32", "int8"), default=None,
+                   help="ONNX precision of the embedder (default fp32, as the ranker was fitted)")
     p.set_defaults(func=run)

@@ -18,12 +18,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="output JSONL (a folder with --engine ray)")
     p.add_argument("--corpus", default="wiki-vital", help="corpus name or folder (default wiki-vital)")
     p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
-    p.add_argument("--decomposer-model", help="seq2seq checkpoint folder for --decomposer generative")
+    p.add_argument("--decomposer-model", help="T5/BART folder or LoRA adapter folder for --decomposer "
+                   "generative (default: models/decomposer-smollm2)")
     p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded nli-minilm)")
     p.add_argument("--backend", choices=("onnx", "torch"), help="default: the model's measured default")
     p.add_argument("--device", choices=("cpu", "cuda"), help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("-k", type=int, default=5, help="evidence passages per claim")
+    p.add_argument("--comprehensiveness", choices=("qa", "nli", "direct", "none"), default="qa",
+                   help="method for items with references (default qa; none skips it)")
     p.add_argument("--home", help="data home (default $OFFLINE_EVAL_HOME or the user data dir)")
     p.add_argument("--html", help="write a self-contained HTML report here")
     p.add_argument("--summary", help="write the run summary JSON here")
@@ -52,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     opts = ScoreOptions(corpus=args.corpus, decomposer=args.decomposer,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
                         backend=args.backend, device=args.device, batch_size=args.batch_size,
-                        k=args.k, home=args.home)
+                        k=args.k, home=args.home,
+                        comprehensiveness=None if args.comprehensiveness == "none"
+                        else args.comprehensiveness)
     specs = score_specs(opts)
     to_row = partial(score_row, undecided=opts.undecided, group_by=args.group_by or "group")
     if args.engine == "ray":

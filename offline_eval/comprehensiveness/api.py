@@ -14,9 +14,9 @@ def load_entailer(model: str | None = None, backend: str | None = None,
                   device: str | None = None, batch_size: int = 32) -> Entail:
     """P(entailment) from the NLI model the verifier uses (default: the embedded one)."""
     from offline_eval.modelstore import resolve_model
-    from offline_eval.runners.load import load_runner
+    from offline_eval.runners.load import shared_runner
 
-    return entailer_from_runner(load_runner(resolve_model(model), backend, device, batch_size))
+    return entailer_from_runner(shared_runner(resolve_model(model), backend, device, batch_size))
 
 
 def load_decomposer(name: str = "syntactic") -> Decompose:
@@ -28,13 +28,10 @@ def load_decomposer(name: str = "syntactic") -> Decompose:
 
 
 def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:
-    def fact(f: Any, with_importance: bool) -> dict[str, Any]:
-        out = {"fact": f.text, "source_ids": list(f.source_ids)}
-        return {**out, "importance": f.importance} if with_importance else out
+    """The ``offline-eval comprehensiveness`` output row."""
+    from offline_eval.io.rows import coverage_json
 
-    return {"id": row_id, "method": cov.method, "score": cov.score, "reason": cov.reason,
-            "covered": [fact(f, False) for f in cov.covered],
-            "missing": [fact(f, True) for f in cov.missing]}
+    return {"id": row_id, **(coverage_json(cov) or {})}
 
 
 def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,

@@ -23,7 +23,6 @@ source id. The score is ``Σ w(fact)·covered / Σ w(fact)`` with :data:`WEIGHTS
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 from offline_eval.audit.relevance import carries_type, content_words, expected_type
 from offline_eval.comprehensiveness.align import answer_question, same_answer, sentences
 from offline_eval.comprehensiveness.answers import select_answers
+from offline_eval.types import Coverage, Fact
 
 Entail = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 Decompose = Callable[[str, str], Sequence[str]]
@@ -39,23 +39,6 @@ WEIGHTS = {"vital": 1.0, "okay": 0.25}
 ENTAIL_THRESHOLD = 0.5
 WINDOW = 3
 DEDUP_JACCARD = 0.8
-
-
-@dataclass(frozen=True)
-class Fact:
-    text: str
-    source_ids: tuple[str, ...]
-    importance: str
-
-
-@dataclass(frozen=True)
-class Coverage:
-    method: str
-    score: float | None
-    covered: tuple[Fact, ...] = ()
-    missing: tuple[Fact, ...] = ()
-    reason: str | None = None
-    details: dict = field(default_factory=dict)
 
 
 def entailer_from_runner(runner: object) -> Entail:

@@ -1,12 +1,14 @@
-"""The ``generative`` decomposer: a seq2seq model writes the claims of a sentence.
+"""The ``generative`` decomposer: a small text-to-text model writes the claims of a sentence.
 
 The model reads one prompt per sentence (see :func:`prompt`) and writes its claims
-separated by ``" | "``. Every output goes through the guards of
+one per line (or separated by ``" | "``). Every output goes through the guards of
 :mod:`~offline_eval.decomposition.guards`; when a sentence's output fails them (no
 claim kept, or more rejected than kept) the syntactic split is used for that
-sentence and a warning says so. The model itself is reached through
-:class:`offline_eval.runners.seq2seq.Seq2SeqRunner` (or any runner whose
-``predict(list[str])`` returns one string per input).
+sentence and a warning says so. The default model is the shipped LoRA adapter
+``models/decomposer-smollm2`` on SmolLM2-135M-Instruct, reached through
+:class:`offline_eval.runners.causal.CausalLMRunner`; a user's T5/BART checkpoint goes
+through :class:`offline_eval.runners.seq2seq.Seq2SeqRunner` (any runner whose
+``predict(list[str])`` returns one string per input works).
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from offline_eval.decomposition.base import Request, SentenceClaims
 from offline_eval.decomposition.guards import guard, parse_output
 from offline_eval.errors import ModelError
 
-CONTEXT_CHARS = 400
+CONTEXT_CHARS = 300
+QUERY_CHARS = 200
+DEFAULT_MODEL = "decomposer-smollm2"
 FALLBACK_WARNING = "generative output failed the guards for some sentences; used the syntactic split"
 
 
@@ -27,8 +31,26 @@ def prompt(query: str, sentence: str, context: Sequence[str]) -> str:
     >>> prompt("Who is he?", "He was born in Hawaii.", ["Obama was president."])
     'decompose: He was born in Hawaii. context: Obama was president. question: Who is he?'
     """
-    ctx = " ".join(context)[-CONTEXT_CHARS:].strip()
-    return f"decompose: {sentence} context: {ctx} question: {query}".strip()
+    ctx = " ".join(" ".join(context).split())
+    if len(ctx) > CONTEXT_CHARS:  # keep the end, from a word boundary
+        ctx = ctx[-CONTEXT_CHARS:].split(" ", 1)[-1]
+    return f"decompose: {sentence} context: {ctx} question: {query[:QUERY_CHARS]}".strip()
+
+
+def default_model_dir() -> Path:
+    """The shipped adapter folder (``models/decomposer-smollm2``).
+
+    Raises:
+        ModelError: when it is not there (a wheel without ``models/``).
+    """
+    from offline_eval.modelstore import shipped_dir
+
+    path = shipped_dir() / DEFAULT_MODEL
+    if not (path / "adapter_config.json").is_file():
+        raise ModelError(f"the shipped generative decomposer is missing ({path}); pass "
+                         "--decomposer-model DIR (a local T5/BART folder with safetensors "
+                         "weights, or a LoRA adapter folder), or use --decomposer syntactic")
+    return path
 
 
 class GenerativeDecomposer:
@@ -52,14 +74,19 @@ class GenerativeDecomposer:
     @classmethod
     def from_dir(cls, model_dir: str | Path | None, fallback: Any, device: str = "cpu",
                  batch_size: int = 16) -> "GenerativeDecomposer":
-        """Load a seq2seq checkpoint folder (``AutoModelForSeq2SeqLM``, safetensors)."""
-        if model_dir is None:
-            raise ModelError("no generative decomposer checkpoint is shipped yet; pass "
-                             "--decomposer-model DIR (a local T5/BART folder with safetensors "
-                             "weights), or use --decomposer syntactic")
+        """Load the shipped adapter (``model_dir=None``), a LoRA adapter folder for the
+        same base, or a user's seq2seq checkpoint (``AutoModelForSeq2SeqLM``, safetensors)."""
+        path = default_model_dir() if model_dir is None else Path(model_dir)
+        if (path / "adapter_config.json").is_file():
+            from offline_eval.modelstore import MANIFEST, verify_model
+            from offline_eval.runners.causal import CausalLMRunner
+
+            if (path / MANIFEST).is_file():
+                verify_model(path)
+            return cls(CausalLMRunner(path, device=device, batch_size=batch_size), fallback)
         from offline_eval.runners.seq2seq import Seq2SeqRunner
 
-        return cls(Seq2SeqRunner(model_dir, device=device, batch_size=batch_size), fallback)
+        return cls(Seq2SeqRunner(path, device=device, batch_size=batch_size), fallback)
 
     def decompose(self, query: str, sentences: Sequence[str],
                   targets: Sequence[int] | None = None) -> list[SentenceClaims]:

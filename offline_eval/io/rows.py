@@ -6,7 +6,7 @@ from typing import Any, Mapping
 from offline_eval.metrics.report import claim_counts, cumulative_curve
 from offline_eval.metrics.stats import McNemarTest, PairedTest
 from offline_eval.metrics.vital_compat import vital_scores
-from offline_eval.types import AggregateValue, MetricValue, ResponseResult
+from offline_eval.types import AggregateValue, Coverage, MetricValue, ResponseResult
 
 
 def metric_values(metrics: Mapping[str, MetricValue]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -55,6 +55,16 @@ def _evidence_json(ev: Any) -> dict[str, Any] | None:
             "score": _r(ev.score), "text": ev.text, "start": ev.start, "end": ev.end}
 
 
+def coverage_json(cov: Coverage | None) -> dict[str, Any] | None:
+    """A comprehensiveness result: method, score, covered facts, missing facts (with importance)."""
+    if cov is None:
+        return None
+    return {"method": cov.method, "score": _r(cov.score), "reason": cov.reason,
+            "covered": [{"fact": f.text, "source_ids": list(f.source_ids)} for f in cov.covered],
+            "missing": [{"fact": f.text, "source_ids": list(f.source_ids), "importance": f.importance}
+                        for f in cov.missing]}
+
+
 def _r(x: float | None) -> float | None:
     return None if x is None else round(float(x), 6)
 
@@ -96,6 +106,7 @@ def score_row(result: ResponseResult, undecided: str = "exclude",
         "nuggets": [{"id": n.id, "text": n.text, "importance": n.importance, "support": n.support,
                      "source_ids": list(n.source_ids)} for n in result.nuggets],
         "order": list(result.order),
+        "comprehensiveness": coverage_json(result.comprehensiveness),
         "metrics": base["metrics"], "metric_reasons": base["metric_reasons"],
         "counts": base["counts"], "cumulative_precision": base["cumulative_precision"],
         "audit": None if g is None else {"deflection": g.deflection, "relevance": g.relevance,

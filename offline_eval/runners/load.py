@@ -1,6 +1,7 @@
 """``load_runner``: the one place where an NLI model's backend and device are resolved."""
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from offline_eval.runners.base import BACKENDS, DEVICES
@@ -52,3 +53,18 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     return TorchNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length)
+
+
+def shared_runner(path: str | Path, backend: str | None = None, device: str | None = None,
+                  batch_size: int = 32) -> PairClassifier:
+    """:func:`load_runner`, loaded once per process for the same arguments.
+
+    The verify, nuggets and comprehensiveness stages of one pipeline use the same NLI
+    model; this keeps one copy of it in memory (runners hold no per-call state).
+    """
+    return _shared(str(Path(path).resolve()), backend, device, int(batch_size))
+
+
+@lru_cache(maxsize=8)
+def _shared(path: str, backend: str | None, device: str | None, batch_size: int) -> PairClassifier:
+    return load_runner(path, backend, device, batch_size)

@@ -14,14 +14,14 @@ from offline_eval.types import Reference, ResponseResult
 
 
 def default_verifier(model: str | None = None, backend: str | None = None,
-                     device: str | None = None) -> Any:
+                     device: str | None = None, batch_size: int = 32) -> Any:
     """The NLI verifier the ``verify`` stage uses, loaded from the model store."""
     from offline_eval.modelstore import resolve_model
     from offline_eval.nli.config import load_config
     from offline_eval.nli.verifier import Verifier
-    from offline_eval.runners.load import load_runner
+    from offline_eval.runners.load import shared_runner
     path = resolve_model(model)
-    return Verifier(load_runner(path, backend, device, 32), load_config(path))
+    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path))
 
 
 def default_builder(config: NuggetConfig = NuggetConfig(),
@@ -45,7 +45,8 @@ class Nuggets:
         corpus: a search index (``search(query, k)``) for items without references.
         k: corpus passages used as references.
         support: grade support at all.
-        model, backend, device: the NLI model for support (as for the verify stage).
+        model, backend, device, batch_size: the NLI model for support (as for the verify
+            stage, whose loaded model it shares).
     """
 
     name = "offline_eval.stages.nuggets.v1"
@@ -55,8 +56,9 @@ class Nuggets:
     def __init__(self, builder: NuggetBuilder | None = None, verifier: Any = None,
                  corpus: Any = None, k: int = 5, support: bool = True,
                  model: str | None = None, backend: str | None = None,
-                 device: str | None = None) -> None:
+                 device: str | None = None, batch_size: int = 32) -> None:
         self._builder, self._verifier = builder, verifier
+        self.batch_size = batch_size
         self.corpus, self.k, self.support = corpus, k, support
         self.model, self.backend, self.device = model, backend, device
 
@@ -78,7 +80,8 @@ class Nuggets:
         for rec, nuggets in zip(batch, built):
             if self.support and nuggets and rec.item.response.strip():
                 if self._verifier is None:
-                    self._verifier = default_verifier(self.model, self.backend, self.device)
+                    self._verifier = default_verifier(self.model, self.backend, self.device,
+                                                      self.batch_size)
                 grades = nugget_supports(self._verifier, nuggets, rec.item.response)
                 nuggets = tuple(replace(n, support=g) for n, g in zip(nuggets, grades))
             out.append(replace(rec, nuggets=nuggets))

@@ -18,19 +18,23 @@ class Rank:
     Args:
         ranker: a ranker to use; by default one is built (lazily) from ``model_dir``.
         model_dir: folder of the shipped ranker (``models/importance-ranker``).
+        backend, device, precision: the embedder's runtime (see :class:`ImportanceRanker`).
     """
 
     name = "offline_eval.stages.rank.v1"
     requires: tuple[str, ...] = ("claims",)
     assigns: tuple[str, ...] = ("claims", "order")
 
-    def __init__(self, ranker: Any = None, model_dir: str | None = None) -> None:
+    def __init__(self, ranker: Any = None, model_dir: str | None = None,
+                 backend: str | None = None, device: str | None = None,
+                 precision: str | None = None) -> None:
         self._ranker, self._model_dir = ranker, model_dir
+        self._runtime = {"backend": backend, "device": device, "precision": precision}
 
     @property
     def ranker(self) -> ImportanceRanker:
         if self._ranker is None:
-            self._ranker = ImportanceRanker(self._model_dir)
+            self._ranker = ImportanceRanker(self._model_dir, **self._runtime)
         return self._ranker
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL, load_spacy
-from offline_eval.decomposition.splitting import CHUNK_CHARS, split_response
+from offline_eval.decomposition.splitting import CHUNK_CHARS, split_responses
 from offline_eval.types import ResponseResult
 
 
@@ -39,8 +39,8 @@ class Split:
         if self._nlp is None:
             self._nlp = load_spacy(self.spacy_model, "split")
         out = []
-        for rec in batch:
-            res = split_response(rec.item.response, self._nlp, self.chunk_chars)
+        results = split_responses([rec.item.response for rec in batch], self._nlp, self.chunk_chars)
+        for rec, res in zip(batch, results):
             audit = dict(rec.audit)
             if res.reason or res.warnings:
                 audit["split"] = {"reason": res.reason, "warnings": list(res.warnings)}

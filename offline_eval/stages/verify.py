@@ -58,10 +58,10 @@ class Verify:
             path = None
             if self._runner is None:
                 from offline_eval.modelstore import resolve_model
-                from offline_eval.runners.load import load_runner
+                from offline_eval.runners.load import shared_runner
 
                 path = resolve_model(self.model)
-                self._runner = load_runner(path, self.backend, self.device, self.batch_size)
+                self._runner = shared_runner(path, self.backend, self.device, self.batch_size)
             cfg = self._config or load_config(path)
             self._verifier = Verifier(self._runner, cfg)
         return self._verifier

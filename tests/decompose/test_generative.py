@@ -60,7 +60,10 @@ def test_invented_or_repeated_output_falls_back_to_syntactic(syntactic):
     assert out[0].warnings == (FALLBACK_WARNING,)
 
 
-def test_missing_checkpoint_is_a_model_error(tmp_path):
+def test_missing_checkpoint_is_a_model_error(tmp_path, monkeypatch):
+    import offline_eval.modelstore as modelstore
+
+    monkeypatch.setattr(modelstore, "shipped_dir", lambda: tmp_path / "none")
     with pytest.raises(ModelError, match="--decomposer-model"):
         get_decomposer("generative")
     with pytest.raises(ModelError, match="config.json"):

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.embedding import EmbeddingRunner
+from offline_eval.runners.embedding import EmbeddingRunner, exported_embedding_path, load_embedder
+from offline_eval.runners.embedding_ort import OnnxEmbeddingRunner
+from offline_eval.runners.export import export_embedding_onnx
 
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "paris", "is", "in", "france", "the",
          "capital", "of", "a", "city", "."]
@@ -41,6 +43,65 @@ def test_bad_backend_and_missing_weights(tmp_path, tiny_model):
         EmbeddingRunner(tiny_model, backend="onnx")
     with pytest.raises(ModelError, match="model.safetensors"):
         EmbeddingRunner(tmp_path)
+    with pytest.raises(ValueError, match="unknown backend 'tf'; valid: onnx, torch"):
+        load_embedder(tiny_model, backend="tf")
+    with pytest.raises(ValueError, match="unknown device"):
+        load_embedder(tiny_model, device="tpu")
+    with pytest.raises(ValueError, match="needs backend='onnx'"):
+        load_embedder(tiny_model, backend="torch", precision="int8")
+
+
+@pytest.fixture(scope="module")
+def tiny_onnx(tiny_model, tmp_path_factory):
+    pytest.importorskip("onnxruntime")
+    dest = tmp_path_factory.mktemp("tiny-bert-onnx")
+    written = export_embedding_onnx(tiny_model, dest, quantize=True)
+    assert [p.relative_to(dest).as_posix() for p in written] == ["onnx/model.onnx",
+                                                                "onnx/model.int8.onnx"]
+    return dest
+
+
+def test_onnx_matches_torch(tiny_model, tiny_onnx):
+    texts = ["paris is in france .", "the capital", "a city of france is paris", ".",
+             "the capital of france is paris , a city ."]
+    ref = EmbeddingRunner(tiny_model, batch_size=2).predict(texts)
+    onnx = load_embedder(tiny_onnx, backend="onnx", device="cpu", batch_size=2)
+    assert isinstance(onnx, OnnxEmbeddingRunner) and onnx.precision == "fp32"
+    vecs = onnx.predict(texts)
+    assert vecs.shape == ref.shape and vecs.dtype == np.float32
+    assert (vecs * ref).sum(axis=1).min() > 0.9999
+    assert np.allclose(vecs, ref, atol=1e-4)
+    assert onnx.predict([]).shape == (0, 16)
+    int8 = load_embedder(tiny_onnx, backend="onnx", precision="int8").predict(texts)
+    assert (int8 * ref).sum(axis=1).min() > 0.95  # a tiny random model; MiniLM gives ~0.99
+
+
+def test_backend_resolution(tiny_model, tiny_onnx, tmp_path):
+    assert isinstance(load_embedder(tiny_onnx), OnnxEmbeddingRunner)  # export present
+    assert isinstance(load_embedder(tiny_model, device="cpu"), EmbeddingRunner)  # none
+    with pytest.raises(ModelError, match="export-embedding"):
+        load_embedder(tmp_path, backend="onnx")
+    with pytest.raises(ValueError, match="unknown precision"):
+        load_embedder(tiny_onnx, backend="onnx", precision="fp16")
+
+
+def test_export_is_explicit_and_verified(tiny_model, tmp_path, monkeypatch):
+    from offline_eval.modelstore import export_embedding, verify_model
+    monkeypatch.setenv("OFFLINE_EVAL_HOME", str(tmp_path / "home"))
+    assert not exported_embedding_path().exists()
+    load_embedder(tiny_model, device="cpu").predict(["paris"])  # loading writes nothing
+    assert not exported_embedding_path().exists()
+    dest = export_embedding(tiny_model, quantize=False)
+    assert dest == exported_embedding_path()
+    manifest = verify_model(dest)
+    assert manifest["default_backend"] == "onnx" and "onnx/model.onnx" in manifest["files"]
+    with pytest.raises(ModelError, match="already exists"):
+        export_embedding(tiny_model)
+    runner = load_embedder()  # the data home's export is picked up
+    assert isinstance(runner, OnnxEmbeddingRunner)
+    (dest / "onnx" / "model.onnx").write_bytes(b"tampered")
+    with pytest.raises(ModelError, match="sha256 mismatch"):
+        load_embedder()
 
 
 def test_matches_sentence_transformers_on_the_packaged_minilm():

@@ -107,3 +107,63 @@ def test_nli_options_reach_every_stage_that_loads_the_nli_model():
         assert specs[name]["model"] == "my-deberta" and specs[name]["backend"] == "torch"
         specs_stage = __import__("offline_eval.registry", fromlist=["resolve"]).resolve(name)(**specs[name])
         assert specs_stage is not None
+
+
+KILL_ITEMS = [  # ten responses, so that a kill lands between rows
+    {"id": f"k{i:02d}", "query": q, "response": r} for i, (q, r) in enumerate([
+        ("How tall is the Lighthouse of Varn?", "The Lighthouse of Varn is 42 metres tall."),
+        ("How tall is the Lighthouse of Varn?", "The Lighthouse of Varn is 95 metres tall and was built in 1874."),
+        ("When was the Lighthouse of Varn automated?", "The light was automated in 1969. Keepers lived at its base."),
+        ("What fuel did the Varn lamp use?", "Its lamp first burned whale oil and later paraffin."),
+        ("Where is the Lighthouse of Varn?", "It stands on the northern cape of the island of Varn."),
+        ("How many people live on Varn?", "About 300 people live on Varn, mostly in one village."),
+        ("How long did the Varn tower take to build?", "The tower took eleven years to build and was finished in 1874."),
+        ("Tell me about Varn.", "Varn is a small island in a cold northern sea. It has a lighthouse."),
+        ("What is the ferry called?", "The ferry is called the Marta and it carries up to 40 cars."),
+        ("When did the Marta enter service?", "The Marta entered service in 1999."),
+    ])
+]
+
+
+def test_kill_9_then_resume_with_real_models_is_byte_identical(home, tmp_path):
+    """The real pipeline (spaCy, ranker, BM25, int8 NLI): kill -9 mid-run, --resume, and
+    the file equals an uninterrupted run's, byte for byte after sorting by id."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in KILL_ITEMS))
+    base = ["score", str(inp), "--corpus", "tiny", "--home", str(home), "--batch-size", "1", "--quiet"]
+    ref = tmp_path / "ref.jsonl"
+    assert main([*base, "-o", str(ref)]) == 0
+    out = tmp_path / "out.jsonl"
+    cmd = [sys.executable, "-c", "import sys; from offline_eval.cli import main; sys.exit(main(sys.argv[1:]))",
+           *base, "-o", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if out.exists() and len(out.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(out.read_text().splitlines())
+    assert 2 <= partial < len(KILL_ITEMS), f"the kill must land mid-run ({partial} rows)"
+    assert main([*base, "-o", str(out), "--resume"]) == 0
+    key = lambda line: json.loads(line)["id"]  # noqa: E731
+    assert sorted(out.read_text().splitlines(), key=key) == sorted(ref.read_text().splitlines(), key=key)
+
+
+def test_comprehensiveness_only_for_items_with_references(scored):
+    _, _, out, _ = scored
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["tower"]["comprehensiveness"] is None
+    cov = rows["rag"]["comprehensiveness"]
+    assert cov["method"] == "qa" and 0.0 <= cov["score"] <= 1.0
+    facts = [f["fact"] for f in cov["covered"] + cov["missing"]]
+    assert any("2011" in f for f in facts)  # the reference's fact that answers the query
+    assert all(f["source_ids"] for f in cov["covered"] + cov["missing"])
+    assert any("2011" in f["fact"] for f in cov["covered"])  # the response gives that year

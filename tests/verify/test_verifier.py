@@ -111,3 +111,27 @@ def test_decisive_passage_is_the_one_the_combiner_prefers():
     verdict = v.verify("the museum opened in lyon", ["a river flows", "the museum opened in lyon in 1990"])
     assert verdict.label == "supported"
     assert verdict.evidence.text == "the museum opened in lyon in 1990"
+
+
+def test_overlap_gate_skips_unrelated_windows_and_counts_them_neutral(fake_runner):
+    claim = "The bridge opened in 1932."
+    related, unrelated = "The bridge opened in 1932 after years of work.", "Cats sleep most of the day."
+    gated = Verifier(fake_runner, VerifyConfig(min_overlap=0.3, split_claims=False))
+    v = gated.verify(claim, [unrelated, related])
+    assert v.label == "supported" and v.evidence.passage_id == "1"
+    assert [p for p, _ in fake_runner.seen] == [related]  # the cat passage never reached the model
+    s = gated.score_claims([(claim, [unrelated, related])])[0]
+    assert s.passage_probs[0] == {"entailment": 0.0, "neutral": 1.0, "contradiction": 0.0}
+    fake_runner.seen.clear()
+    Verifier(fake_runner, VerifyConfig(split_claims=False)).verify(claim, [unrelated, related])
+    assert len(fake_runner.seen) == 2  # no gate by default
+
+
+def test_a_custom_splitter_supplies_the_atomic_facts(fake_runner):
+    claim = "The bridge opened in 1932 and the tower fell in 1950."
+    facts = ["The bridge opened in 1932.", "The tower fell in 1950."]
+    v = Verifier(fake_runner, VerifyConfig(combiner=None), splitter=lambda c: facts)
+    s = v.score_claims([(claim, ["The bridge opened in 1932."])])[0]
+    assert s.clauses == tuple(facts)
+    assert {h for _, h in fake_runner.seen} == {claim, *facts}
+    assert v.verify(claim, ["The bridge opened in 1932."]).label != "supported"  # one fact lacks support

@@ -1,0 +1,69 @@
+"""The ONNX Runtime sentence embedder (graph written by ``export_embedding_onnx``).
+
+The exported graph already mean-pools and L2-normalises, so this runner only
+tokenizes, batches and runs the session.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from offline_eval.errors import ModelError
+from offline_eval.runners.embedding import TextEmbedder
+from offline_eval.runners.ort import ONNX_FILES, providers_for
+
+
+class OnnxEmbeddingRunner(TextEmbedder):
+    """Unit-length sentence vectors from ``path/onnx/model.onnx`` (or ``model.int8.onnx``).
+
+    Args:
+        path: the exported folder (``config.json``, tokenizer files, ``onnx/``), e.g.
+            ``<data home>/models/all-minilm-l6-v2``.
+        device: "cpu", "cuda" or None for the best available provider.
+        precision: "fp32" (default) or "int8" (per-channel dynamic quantisation: about
+            1.6x faster on CPU, cosine to fp32 about 0.99; its activation ranges are
+            taken per batch, so a vector can differ in the third decimal with its batch
+            mates).
+        threads: ONNX Runtime intra-op threads (None: its default).
+    """
+
+    def __init__(self, path: str | Path, device: str | None = None, precision: str | None = None,
+                 batch_size: int = 64, max_length: int = 256, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from transformers import AutoTokenizer
+
+        super().__init__(batch_size, max_length)
+        path = Path(path)
+        precision = precision or "fp32"
+        if precision not in ONNX_FILES:
+            raise ValueError(f"unknown precision {precision!r}; valid: {', '.join(ONNX_FILES)}")
+        onnx_file = path / ONNX_FILES[precision]
+        if not onnx_file.is_file() or not (path / "config.json").is_file():
+            raise ModelError(f"{path}: no {ONNX_FILES[precision]} (or config.json) for the onnx "
+                             "embedding backend; run `offline-eval models export-embedding`"
+                             + (" (without --no-int8)" if precision == "int8" else ""))
+        if (path / "manifest.json").is_file():
+            from offline_eval.modelstore import verify_model
+            verify_model(path)
+        providers = providers_for(device, ort.get_available_providers())
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+        self.session = ort.InferenceSession(str(onnx_file), sess_options=opts, providers=providers)
+        self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.path, self.precision, self.providers = path, precision, providers
+        self.input_names = tuple(i.name for i in self.session.get_inputs())
+        import json
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        self._dim = int(config["hidden_size"])
+
+    @property
+    def dim(self) -> int:
+        """Width of the vectors."""
+        return self._dim
+
+    def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        feeds = {k: feeds[k] if k in feeds else np.zeros_like(feeds["input_ids"])
+                 for k in self.input_names}
+        return np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)

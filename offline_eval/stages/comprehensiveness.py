@@ -1,0 +1,67 @@
+"""The comprehensiveness stage: which facts of an item's references the response misses.
+
+Runs only on items that carry ``references`` (RAG mode); others keep ``None``. The method
+is one of :data:`~offline_eval.comprehensiveness.methods.METHODS` (see that module for the
+definitions). The NLI model is the verifier's, shared in memory with the verify stage.
+
+>>> from offline_eval.types import Item, Reference, ResponseResult
+>>> entail = lambda pairs: [1.0 if h.split()[-1] in p else 0.0 for p, h in pairs]
+>>> item = Item("1", "When did the Marta enter service?", "The Marta entered service in 2011.",
+...             references=(Reference("r1", "The Marta entered service in 2011."),))
+>>> rec = Comprehensiveness(method="direct", entail=entail)([ResponseResult(item)])[0]
+>>> rec.comprehensiveness.score, [f.text for f in rec.comprehensiveness.covered]
+(1.0, ['The Marta entered service in 2011.'])
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from offline_eval.comprehensiveness.methods import METHODS, comprehensiveness
+from offline_eval.types import ResponseResult
+
+__all__ = ["Comprehensiveness"]
+
+
+class Comprehensiveness:
+    """Attach a :class:`~offline_eval.types.Coverage` to items with references.
+
+    Args:
+        method: ``nli`` | ``qa`` | ``direct``.
+        entail: ``pairs -> P(entailment)``; default: the NLI model named by ``model``.
+        decomposer: the claim decomposer that splits reference sentences into facts.
+        model, backend, device, batch_size: the NLI model (as for the verify stage).
+    """
+
+    name = "offline_eval.stages.comprehensiveness.v1"
+    requires: tuple[str, ...] = ()
+    assigns: tuple[str, ...] = ("comprehensiveness",)
+
+    def __init__(self, method: str = "qa", entail: Any = None, decomposer: str = "syntactic",
+                 model: str | None = None, backend: str | None = None,
+                 device: str | None = None, batch_size: int = 32) -> None:
+        if method not in METHODS:
+            raise ValueError(f"unknown comprehensiveness method {method!r}; valid: {', '.join(METHODS)}")
+        self.method, self.decomposer = method, decomposer
+        self.model, self.backend, self.device, self.batch_size = model, backend, device, batch_size
+        self._entail, self._decompose = entail, None
+
+    def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
+        out = []
+        for rec in batch:
+            refs = rec.item.references
+            if not refs:
+                out.append(rec)
+                continue
+            if self._entail is None:
+                from offline_eval.comprehensiveness.api import load_entailer
+
+                self._entail = load_entailer(self.model, self.backend, self.device, self.batch_size)
+            if self._decompose is None and self.method != "direct":
+                from offline_eval.comprehensiveness.api import load_decomposer
+
+                self._decompose = load_decomposer(self.decomposer)
+            cov = comprehensiveness(rec.item.query, [(r.id, r.text) for r in refs],
+                                    rec.item.response, self.method, self._entail, self._decompose)
+            out.append(replace(rec, comprehensiveness=cov))
+        return out
