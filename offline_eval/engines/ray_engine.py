@@ -28,9 +28,16 @@ from offline_eval.io.records import decode, encode
 from offline_eval.types import ResponseResult
 
 OUTPUT_NAME = "scores.jsonl"
+TASK_CPUS = 0.25  # CPUs asked by each model-free task (read, parse, metrics, audit, rows)
 
 
-def _require_ray() -> Any:
+def _require_ray(local: bool) -> Any:
+    if local:
+        # Ray reads this once, at import. Unset, it binds a local instance to the machine's
+        # interface address on all interfaces, even when told 127.0.0.1; "0" keeps it on
+        # loopback. (It also stops this process from joining nodes with `ray start`, which a
+        # driver never does.) An explicit setting is left alone.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError:
@@ -89,7 +96,8 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             address: str | None = None, actors: int = 1, num_gpus_per_actor: float = 0.0,
             batch_size: int = 32, resume: bool = False) -> RunStats:
     """Score the (already validated) input on a Ray cluster into ``out_dir/scores.jsonl``."""
-    ray = _require_ray()
+    local = address in (None, "local")
+    ray = _require_ray(local)
     out = Path(out_dir) / OUTPUT_NAME
     out.parent.mkdir(parents=True, exist_ok=True)
     done_ids = complete_ids(out) if resume else set()
@@ -99,11 +107,8 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
     if not ray.is_initialized():
         env = {"env_vars": {"PYTHONPATH": os.pathsep.join(
             p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)}}
-        local = address in (None, "local")
-        # A local instance stays on loopback: Ray would otherwise bind its node to the
-        # machine's first interface address.
         ray.init(address=address, runtime_env=env, log_to_driver=False, include_dashboard=False,
-                 **({"_node_ip_address": "127.0.0.1", "num_cpus": os.cpu_count()} if local else {}))
+                 **({"num_cpus": os.cpu_count()} if local else {}))
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.execution_options.preserve_order = True
@@ -112,18 +117,25 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
     n_model = sum(s.uses_model for s in specs)
     cpus = float(ray.cluster_resources().get("CPU", 1.0))
     actor_cpus = min(1.0, cpus / (n_model * actors + 1)) if n_model else 1.0
-    task_cpus = min(1.0, actor_cpus)
-    ds = ray.data.read_text(str(input_path))
+    # Model-free stages are light JSON transforms; a small share keeps them schedulable on a
+    # node whose CPUs are mostly held by actors (with one actor per 1-CPU node, a share as
+    # large as an actor's fits nowhere and the dataset stalls).
+    task_cpus = min(TASK_CPUS, actor_cpus)
+    # Every operator, the read included, asks for at most `task_cpus`: Ray's default of one
+    # CPU per read task does not fit beside the actor pools on a small cluster and stalls
+    # the whole dataset until an actor is torn down.
+    ds = ray.data.read_text(str(input_path), num_cpus=task_cpus)
     if done_ids:
         ds = ds.filter(lambda r, d=frozenset(done_ids): _row_id(r["text"]) not in d)
     ds = ds.map_batches(_parse, fn_kwargs={"source": str(input_path)}, batch_size=batch_size,
                         num_cpus=task_cpus)
     for spec in specs:
         if spec.uses_model:
+            # Ray Data creates pool actors with max_restarts=-1 and max_task_retries=-1: a
+            # lost actor is restarted and its batches are retried.
             ds = ds.map_batches(_StageRunner, fn_constructor_kwargs={"spec": spec},
-                                batch_size=batch_size, concurrency=actors, num_cpus=actor_cpus,
-                                num_gpus=num_gpus_per_actor or None,
-                                max_restarts=-1, max_task_retries=-1)
+                                batch_size=batch_size, compute=ray.data.ActorPoolStrategy(size=actors),
+                                num_cpus=actor_cpus, num_gpus=num_gpus_per_actor or None)
         else:
             ds = ds.map_batches(lambda b, s=spec: _StageRunner(s)(b), batch_size=batch_size,
                                 num_cpus=task_cpus)

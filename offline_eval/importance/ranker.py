@@ -120,8 +120,8 @@ class ImportanceRanker:
 
     def _models(self) -> tuple[Any, Any]:
         if self._embedder is None:
-            from offline_eval.runners.embedding import load_embedder
-            self._embedder = load_embedder(**self._runtime)
+            from offline_eval.runners.embedding import shared_embedder
+            self._embedder = shared_embedder(**self._runtime)
         if self._nlp is None:
             import spacy
             try:

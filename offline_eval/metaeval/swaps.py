@@ -59,7 +59,7 @@ def _is_year(m: re.Match[str]) -> bool:
     return not m.group(2) and not m.group(3) and len(whole) == 4 and 1000 <= int(whole) <= 2100
 
 
-def _shift_digits(m: re.Match[str], rng: random.Random, years: bool) -> str:
+def _shift_digits(m: re.Match[str], rng: random.Random, years: bool, cap: float | None = None) -> str:
     whole, frac, ordinal = m.group(1), m.group(2) or "", m.group(3)
     value = int(whole.replace(",", ""))
     if ordinal:
@@ -70,7 +70,8 @@ def _shift_digits(m: re.Match[str], rng: random.Random, years: bool) -> str:
     if not frac and value < 10:  # small counts and days: a step, never zero
         return str(_step(value, rng, 1))
     number = float(whole.replace(",", "") + frac)
-    new_value = number * rng.choice(_FACTORS)
+    factors = [f for f in _FACTORS if cap is None or number * f <= cap] or [min(_FACTORS)]
+    new_value = number * rng.choice(factors)  # a share stays at or under 100%
     if not frac:
         shifted = int(round(new_value))
         if abs(shifted - value) < max(1.0, 0.3 * value):
@@ -106,12 +107,13 @@ class Swap(NamedTuple):
 def number_swap(text: str, rng: random.Random, label: str | None = None) -> Swap | None:
     """Where and how :func:`shift_number` changes ``text``; None when it holds no number."""
     years = label not in ("CARDINAL", "QUANTITY", "MONEY", "PERCENT")
+    share = label == "PERCENT" or "%" in text or "percent" in text.lower()
     found = list(_DIGITS.finditer(text))
     dated = [x for x in found if _is_year(x)] if label == "DATE" else []
     m = dated[0] if dated else (found[0] if found else None)
     w = _WORDS.search(text)
     if m is not None and (w is None or m.start() <= w.start() or dated):
-        return Swap(m.start(), m.end(), _shift_digits(m, rng, years))
+        return Swap(m.start(), m.end(), _shift_digits(m, rng, years, 100.0 if share else None))
     if w is not None:
         return Swap(w.start(), w.end(), _shift_word(w, rng))
     return None
@@ -128,8 +130,11 @@ def shift_number(text: str, rng: random.Random, label: str | None = None) -> str
     return None if sw is None else text[:sw.start] + sw.replacement + text[sw.end:]
 
 
+_STOP = frozenset({"the", "and", "for", "von", "van", "der", "del", "des"})
+
+
 def _words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2]
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _STOP]
 
 
 def pick_same_type(original: str, pool: Iterable[str], rng: random.Random,
@@ -150,7 +155,7 @@ def pick_same_type(original: str, pool: Iterable[str], rng: random.Random,
         shared = len(set(words) & set(own))
         if not words or 2 * shared > len(own) or p.lower() in avoid_text:
             continue
-        tiers.setdefault((len(p.split()) == len(original.split()), shared > 0), set()).add(p)
+        tiers.setdefault((len(words) == len(own), shared > 0), set()).add(p)
     if not tiers:
         return None
     return rng.choice(sorted(tiers[max(tiers)]))

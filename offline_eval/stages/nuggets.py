@@ -29,8 +29,8 @@ def default_builder(config: NuggetConfig = NuggetConfig(),
     """Ranker + syntactic decomposer + MiniLM deduplication."""
     from offline_eval.importance.ranker import ImportanceRanker
     from offline_eval.importance.reference_facts import ReferenceFacts
-    from offline_eval.runners.embedding import EmbeddingRunner
-    embedder = EmbeddingRunner()
+    from offline_eval.runners.embedding import shared_embedder
+    embedder = shared_embedder()  # the rank stage's copy when both run in one process
     return NuggetBuilder(ImportanceRanker(embedder=embedder), ReferenceFacts(decomposer),
                          embedder, config)
 

@@ -53,3 +53,10 @@ def test_cli_empty_claims_need_no_model(tmp_path):
     out = tmp_path / "out.jsonl"
     assert main(["rank", path, "-o", str(out)]) == 0
     assert json.loads(out.read_text()) == {"id": "a", "claims": [], "order": []}
+
+
+def test_cli_rejects_unknown_backend(tmp_path, capsys):
+    path = write(tmp_path, [{"id": "a", "query": "q", "claims": []}])
+    with pytest.raises(SystemExit) as exc:
+        main(["rank", path, "--backend", "tf"])
+    assert exc.value.code == 2 and "invalid choice: 'tf'" in capsys.readouterr().err

@@ -112,3 +112,14 @@ def test_matches_sentence_transformers_on_the_packaged_minilm():
     ref = st.SentenceTransformer(str(gt.get_model_path()), device="cpu", local_files_only=True).encode(
         texts, normalize_embeddings=True)
     assert np.allclose(ours, ref, atol=1e-4)
+
+
+def test_cli_export_embedding(tiny_model, tmp_path, monkeypatch, capsys):
+    from offline_eval.cli import main
+    monkeypatch.setenv("OFFLINE_EVAL_HOME", str(tmp_path / "home"))
+    assert main(["models", "export-embedding", "--src", str(tiny_model), "--no-int8"]) == 0
+    assert "exported embedding model" in capsys.readouterr().out
+    assert (exported_embedding_path() / "onnx" / "model.onnx").is_file()
+    assert not (exported_embedding_path() / "onnx" / "model.int8.onnx").exists()
+    with pytest.raises(ModelError, match="int8"):
+        load_embedder(backend="onnx", precision="int8")

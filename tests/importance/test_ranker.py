@@ -68,3 +68,16 @@ def test_tampered_combiner_is_refused(tmp_path):
     (tmp_path / "MANIFEST.sha256").write_text(f"{digest}  {COMBINER_FILE}\n")
     check_manifest(tmp_path, COMBINER_FILE)
     assert ImportanceRanker(tmp_path).combiner.features == FEATURES
+
+
+def test_backend_and_device_are_checked_before_any_model_loads():
+    with pytest.raises(ValueError, match="unknown backend 'tf'; valid: onnx, torch"):
+        ImportanceRanker(combiner=type_match_combiner(), backend="tf")
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        ImportanceRanker(combiner=type_match_combiner(), device="tpu")
+
+
+def test_features_of_no_requests_and_of_a_query_without_claims(nlp, embedder):
+    ranker = ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, nlp=nlp)
+    assert ranker.features([]) == []
+    assert ranker.rank(QUERY, []).labels == ()

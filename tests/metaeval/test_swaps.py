@@ -25,6 +25,12 @@ def test_numbers_move_beyond_twice_the_widest_tolerance(text, label):
         assert abs(new_v - old_v) / old_v >= 0.2, (text, new)
 
 
+def test_shares_stay_at_or_under_100_percent():
+    for seed in range(30):
+        for text in ("98.5%", "70 percent"):
+            assert 0 < _number(shift_number(text, random.Random(seed), "PERCENT")) <= 100
+
+
 def test_years_move_by_3_to_12_years_and_dates_keep_their_day():
     for seed in range(20):
         new = shift_number("on 11 February 1990", random.Random(seed), "DATE")
