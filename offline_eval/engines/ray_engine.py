@@ -105,8 +105,11 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
         out.unlink()
     t0 = time.monotonic()
     if not ray.is_initialized():
+        # Actors see the driver's data home (corpora, imported models): a path every node
+        # must be able to read.
         env = {"env_vars": {"PYTHONPATH": os.pathsep.join(
-            p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)}}
+            p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p),
+            **{k: os.environ[k] for k in ("OFFLINE_EVAL_HOME",) if k in os.environ}}}
         ray.init(address=address, runtime_env=env, log_to_driver=False, include_dashboard=False,
                  **({"num_cpus": os.cpu_count()} if local else {}))
     ctx = ray.data.DataContext.get_current()

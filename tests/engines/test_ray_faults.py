@@ -13,7 +13,12 @@ The worker node is started through ``ray_loopback_node.py``, which is ``ray star
 rewrite of 127.0.0.1 to the machine's interface address turned off (see its docstring for
 the exact errors the stock CLI gives). Cleanup kills, by PID, the processes whose command
 line names this test's temp dir and their children, not ``ray stop --force``: ``ray stop``
-takes no temp dir and kills every Ray process of the user on the machine.
+takes no temp dir and kills every Ray process of the user on the machine. The cluster uses
+token authentication with its own token in that temp dir.
+
+Observed outcome, both tests, every run so far: the job finishes by itself (the lost actor is
+restarted, on the head for the node test, and its batch retried); each test prints which
+outcome it saw (``pytest -s``).
 """
 from __future__ import annotations
 
@@ -87,6 +92,11 @@ def _kill(pids: set) -> None:
             pass
 
 
+def _start(cmd: list, env: dict) -> None:
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+
+
 @pytest.fixture
 def loopback_cluster():
     """A head and a worker node, 1 CPU each, everything bound to 127.0.0.1."""
@@ -102,13 +112,12 @@ def loopback_cluster():
     common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", f"--temp-dir={tmp}",
               "--disable-usage-stats"]
     try:
-        subprocess.run([str(RAY), "start", "--head", f"--port={port}", "--include-dashboard=false",
-                        *common], env=env, check=True, capture_output=True, timeout=180)
+        _start([str(RAY), "start", "--head", f"--port={port}", "--include-dashboard=false",
+                *common], env)
         head = _children(_owned(tmp))
         # RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 would make `ray start --address` refuse to start.
-        subprocess.run([sys.executable, str(NODE), "start", f"--address=127.0.0.1:{port}", *common],
-                       env={**env, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1"}, check=True,
-                       capture_output=True, timeout=180)
+        _start([sys.executable, str(NODE), "start", f"--address=127.0.0.1:{port}", *common],
+               {**env, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1"})
         worker = _owned(tmp) - head
         assert any("raylet" in _cmdline(p) for p in worker), "the worker node did not start"
         for _ in range(30):  # `ray status` lags the node registration by a few seconds
