@@ -139,3 +139,29 @@ def check_numbers(claim_text: str, evidence_text: str) -> NumberCheck:
             return NumberCheck("mismatch", f"{q.text!r} not within tolerance of "
                                            f"{', '.join(repr(e.text) for e in same)}")
     return NumberCheck("match") if compared else NumberCheck("no_comparable_numbers")
+
+
+def number_severity(claim: str, passage: str) -> str:
+    """How far the claim's numbers are from the passage's numbers of the same kind:
+    ``ok`` (all match within tolerance) | ``near`` (within twice the tolerance) | ``far`` |
+    ``none`` (nothing comparable).
+
+    >>> number_severity("The tower is 42 metres tall.", "The tower is 42 metres tall.")
+    'ok'
+    >>> number_severity("About 18.2 million people live there.", "About 9.1 million people live there.")
+    'far'
+    >>> number_severity("It opened in 1932.", "A fine bridge.")
+    'none'
+    """
+    check = check_numbers(claim, passage)
+    if check.status in ("no_claim_numbers", "no_comparable_numbers"):
+        return "none"
+    if check.status == "match":
+        return "ok"
+    ev = extract_quantities(passage)
+    for q in extract_quantities(claim):
+        same = [e for e in ev if e.kind == q.kind]
+        tol = 2 * TOLERANCE.get(q.kind, 0.05)
+        if same and not any(quantities_match(q, e, tol if tol > 0 else 0.0) for e in same):
+            return "far"
+    return "near"

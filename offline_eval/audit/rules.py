@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from offline_eval.audit.quantities import TOLERANCE, check_numbers, extract_quantities, quantities_match
+from offline_eval.audit.quantities import number_severity as _number_severity
 from offline_eval.audit.relevance import content_words, relevance
 from offline_eval.audit.timeliness import claim_timeliness
 from offline_eval.types import Claim, ClaimAudit, ResponseAudit
@@ -50,22 +50,6 @@ def core_ids(claims: Sequence[Claim], order: Sequence[str] = ()) -> set[str]:
 def _coverage(claim: str, passage: str) -> float:
     cw = content_words(claim)
     return len(cw & content_words(passage)) / len(cw) if cw else 0.0
-
-
-def _number_severity(claim: str, passage: str) -> str:
-    """``ok`` | ``near`` (within 2× tolerance) | ``far`` | ``none`` (nothing comparable)."""
-    check = check_numbers(claim, passage)
-    if check.status in ("no_claim_numbers", "no_comparable_numbers"):
-        return "none"
-    if check.status == "match":
-        return "ok"
-    ev = extract_quantities(passage)
-    for q in extract_quantities(claim):
-        same = [e for e in ev if e.kind == q.kind]
-        tol = 2 * TOLERANCE.get(q.kind, 0.05)
-        if same and not any(quantities_match(q, e, tol if tol > 0 else 0.0) for e in same):
-            return "far"
-    return "near"
 
 
 _DIRECTION = re.compile(r"\b(north|south|east|west|northeast|northwest|southeast|southwest|"

@@ -32,6 +32,11 @@ class VerifyConfig:
         min_overlap: a cheap gate before NLI. A (window, claim-or-clause) pair whose window
             holds less than this share of the claim's content words is not sent to the
             model and counts as neutral (P(neutral) = 1). 0 sends every pair.
+        check_numbers: a claim the model finds supported, whose numbers (money, percentages,
+            years, counts, measurements; see :mod:`offline_eval.audit.quantities`) are off
+            beyond twice their tolerance from every number of the same kind in the top-k
+            passages, is ``contradicted`` instead (NLI models are weak at numbers; the
+            combiner leans on word overlap, which a changed number barely moves).
     """
 
     support: float = 0.5
@@ -41,6 +46,7 @@ class VerifyConfig:
     split_claims: bool = True
     min_clause_words: int = 4
     min_overlap: float = 0.0
+    check_numbers: bool = True
     combiner: Combiner | None = None
 
     def with_overrides(self, **kw: Any) -> "VerifyConfig":

@@ -163,7 +163,23 @@ class Verifier:
     def verify_many(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[Verdict]:
         """Verdicts for ``(claim, evidence)`` pairs; evidence is str or Evidence."""
         scores = self.score_claims(items)
-        return [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
+        out = [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
+        if self.config.check_numbers:  # supported across passages: check against all of them
+            out = [self._check_numbers(claim, ev, v) for v, (claim, ev) in zip(out, items)]
+        return out
+
+    def _check_numbers(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
+        """A supported verdict whose numbers are far from every number of the same kind
+        in the evidence read is contradicted (see :attr:`VerifyConfig.check_numbers`)."""
+        from offline_eval.audit.quantities import number_severity
+
+        if verdict.label != "supported":
+            return verdict
+        text = " ".join(e.text for e in _as_evidence(list(evidence)[: self.config.top_k]))
+        if number_severity(claim or "", text) != "far":
+            return verdict
+        return Verdict("contradicted", dict(verdict.probs), verdict.evidence,
+                       reason="a number is off beyond tolerance from the evidence")
 
     def verify(self, claim: str, evidence: Sequence[Any]) -> Verdict:
         """One claim against its evidence passages (best first)."""

@@ -135,3 +135,15 @@ def test_a_custom_splitter_supplies_the_atomic_facts(fake_runner):
     assert s.clauses == tuple(facts)
     assert {h for _, h in fake_runner.seen} == {claim, *facts}
     assert v.verify(claim, ["The bridge opened in 1932."]).label != "supported"  # one fact lacks support
+
+
+def test_a_supported_claim_with_a_far_off_number_is_contradicted(fake_runner):
+    passage = "About 9.1 million people live in the city of Brask."
+    claim = "About 18.2 million people live in the city of Brask."
+    fake = type(fake_runner)()
+    fake.predict = lambda pairs: np.array([[0.95, 0.03, 0.02]] * len(pairs))  # NLI misses the number
+    v = Verifier(fake, VerifyConfig(split_claims=False)).verify(claim, [passage])
+    assert v.label == "contradicted" and "number" in v.reason
+    assert Verifier(fake, VerifyConfig(split_claims=False)).verify(passage, [passage]).label == "supported"
+    off = Verifier(fake, VerifyConfig(split_claims=False, check_numbers=False))
+    assert off.verify(claim, [passage]).label == "supported"
