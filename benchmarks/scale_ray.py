@@ -172,9 +172,10 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     try:
+        import psutil  # noqa: F401  (comes with the models extra, through accelerate)
         import ray  # noqa: F401
-    except ImportError:
-        print("scale_ray: the ray extra is not installed (pip install 'offline-eval[ray]'); skipped")
+    except ImportError as exc:
+        print(f"scale_ray: {exc.name} is not installed (pip install 'offline-eval[ray]'); skipped")
         return 0
     from offline_eval.score import ScoreOptions, score_specs
 
