@@ -67,7 +67,8 @@ def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
 
     Args:
         name: ``"syntactic"`` (default, fast) or ``"generative"``.
-        model_dir: the seq2seq checkpoint for ``generative``.
+        model_dir: for ``generative``, a T5/BART checkpoint folder or a LoRA adapter
+            folder (default: the shipped ``models/decomposer-smollm2``).
         device: ``"cpu"`` or ``"cuda"`` for ``generative``.
         batch_size: generation batch size.
         spacy_model: an installed spaCy model package (default en_core_web_sm).

@@ -31,7 +31,8 @@ def main() -> None:
     (args.dest / "adapter_config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n",
                                                    encoding="utf-8")
     for name in ("adapter_model.safetensors", "train_log.json"):
-        shutil.copy2(args.src / name, args.dest / name)
+        shutil.copyfile(args.src / name, args.dest / name)
+        (args.dest / name).chmod(0o644)
     manifest = write_manifest(args.dest, name=args.dest.name, architecture="llama (LoRA adapter)",
                               base=BASE, default_backend="torch",
                               source="models/recipes/decomposer_smollm2")
