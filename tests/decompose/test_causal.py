@@ -164,3 +164,19 @@ def test_shipped_decomposer_splits_and_decontextualises():
     assert a == b and len(a[1].claims) >= 2
     assert all("Curie" in c for c in a[1].claims)
     assert np.mean([len(c.split()) for c in a[1].claims]) < len(units[1].split())
+
+
+def test_a_tampered_gguf_base_is_refused(tmp_path):
+    import json
+
+    from offline_eval.errors import ModelError
+    from offline_eval.modelstore import MANIFEST, sha256_file
+    from offline_eval.runners.causal import check_base
+
+    base = tmp_path / "base.gguf"
+    base.write_bytes(b"GGUF weights")
+    (tmp_path / MANIFEST).write_text(json.dumps({"base_sha256": sha256_file(base), "files": {}}))
+    check_base(tmp_path, base)  # the recorded base passes
+    base.write_bytes(b"GGUF weights, altered")
+    with pytest.raises(ModelError, match="sha256 mismatch"):
+        check_base(tmp_path, base)
