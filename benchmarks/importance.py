@@ -212,14 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                            f"{text}", "importance-speed")
     if args.speed_only:
         return 0
-    k = len(FEATURES)
-    ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
-                              backend="torch", device="cpu")
-    feats = ranker.features([RankRequest(r.query, r.claims, r.sentence_index) for r in rs + fc])
-    nq = Labelled(tuple(feats[:len(rs)]), tuple(np.asarray(r.human) for r in rs),
-                  tuple(r.qid for r in rs))
-    weak = Labelled(tuple(feats[len(rs):]), tuple(np.asarray(r.human) for r in fc),
-                    tuple(r.qid for r in fc))
+    nq, weak = data.labelled_features(rs, fc)
     runs, fold_sets, chosen = cross_validate(nq, weak, args.repeats, None)
     fixed_runs, _, _ = cross_validate(nq, weak, args.repeats, FitConfig())
     col = FEATURES.index
@@ -243,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Leave-queries-out: 5-fold CV grouped by query x {args.repeats} shuffles on the "
         f"{len(set(nq.groups))} NQ queries x 3 conditions ({n_claims} claims with both human "
         f"and gpt-4o labels); human labels are the reference. Combiner: a linear score over "
-        f"{k} within-response standardised features, labels cut by rank at 15.2/30.8/54.0%, "
+        f"{len(FEATURES)} within-response standardised features, labels cut by rank at 15.2/30.8/54.0%, "
         "order = by label, then response order. **Ours** chooses its configuration in every "
         "outer fold by an inner 5-fold grouped CV on that fold's training queries only "
         "(grid: two-logistic or ordinal x C 0.003/0.01/0.03 x Factcheck-GPT weak-label weight "
@@ -257,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         from offline_eval.runners.embedding import exported_embedding_path, load_embedder
         int8 = load_embedder(exported_embedding_path(args.home), backend="onnx", device="cpu",
                              precision="int8")
-        qranker = ImportanceRanker(combiner=ranker.combiner, embedder=int8)
+        k = len(FEATURES)
+        qranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
+                                   embedder=int8)
         q = Labelled(tuple(qranker.features([RankRequest(r.query, r.claims, r.sentence_index)
                                              for r in rs])), nq.levels, nq.groups)
         qruns, _, _ = cross_validate(q, weak, args.repeats, FitConfig())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 CONDITIONS = ("normal", "missing", "wrong")
 LEVEL = {"vital": 2, "okay": 1, "less-important": 0}
@@ -84,3 +85,24 @@ def load_factcheck(data: Path = DATA.parent / "factcheck-gpt") -> list[LabelledR
                                         tuple(texts), tuple(sents), tuple(levels), tuple(ids),
                                         tuple(levels), tuple(ids)))
     return out
+
+
+def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse]) -> tuple[Any, Any]:
+    """Ranker features (torch, CPU) of the NQ responses and of the Factcheck-GPT weak labels,
+    as two :class:`~offline_eval.importance.selection.Labelled` sets."""
+    import numpy as np
+
+    from offline_eval.importance.combiner import Combiner
+    from offline_eval.importance.features import FEATURES
+    from offline_eval.importance.ranker import ImportanceRanker, RankRequest
+    from offline_eval.importance.selection import Labelled
+
+    k = len(FEATURES)
+    ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
+                              backend="torch", device="cpu")
+    feats = ranker.features([RankRequest(r.query, r.claims, r.sentence_index) for r in rs + fc])
+
+    def labelled(part: list[Any], rows: list[LabelledResponse]) -> Any:
+        return Labelled(tuple(part), tuple(np.asarray(r.human) for r in rows), tuple(r.qid for r in rows))
+
+    return labelled(feats[:len(rs)], rs), labelled(feats[len(rs):], fc)

@@ -12,16 +12,15 @@ sentence/claim marks as weak labels; offline_eval.importance.selection.GRID) is 
 by 5-fold CV grouped by query on the 35 VITAL NQ development queries x 3 conditions
 (human labels), then refitted on all of them. benchmarks/importance.py runs this same
 procedure inside an outer leave-queries-out CV for the figures in the model card.
-Writes combiner.json and MANIFEST.sha256 beside this script.
+Writes combiner.json and manifest.json (sha256 of every file) beside this script.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
+import shutil
 import sys
 from pathlib import Path
 
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -29,16 +28,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import importance_data as data  # noqa: E402
 
-from offline_eval.importance.combiner import Combiner  # noqa: E402
 from offline_eval.importance.features import FEATURES  # noqa: E402
 from offline_eval.importance.fit import fit_combiner  # noqa: E402
-from offline_eval.importance.ranker import COMBINER_FILE, ImportanceRanker, RankRequest  # noqa: E402
-from offline_eval.importance.selection import Labelled, select_config  # noqa: E402
-
-
-def write_manifest(folder: Path, names: list[str]) -> None:
-    lines = [f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}" for n in names]
-    (folder / "MANIFEST.sha256").write_text("\n".join(lines) + "\n", encoding="utf-8")
+from offline_eval.importance.ranker import COMBINER_FILE  # noqa: E402
+from offline_eval.importance.selection import select_config  # noqa: E402
+from offline_eval.modelstore import write_manifest  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,14 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=HERE)
     args = ap.parse_args(argv)
     rs, fc = data.load(), data.load_factcheck()
-    k = len(FEATURES)
-    ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
-                              backend="torch", device="cpu")
-    feats = ranker.features([RankRequest(r.query, r.claims, r.sentence_index) for r in rs + fc])
-    nq = Labelled(tuple(feats[:len(rs)]), tuple(np.asarray(r.human) for r in rs),
-                  tuple(r.qid for r in rs))
-    weak = Labelled(tuple(feats[len(rs):]), tuple(np.asarray(r.human) for r in fc),
-                    tuple(r.qid for r in fc))
+    nq, weak = data.labelled_features(rs, fc)
     best, table = select_config(nq, weak, seed=0)
     for cfg, kappa in sorted(table.items(), key=lambda t: -t[1]):
         print(f"{kappa:.4f}  {cfg.label()}")
@@ -73,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                         weights=[1.0] * len(rs) + ([best.weak_weight] * len(fc) if use_weak else []))
     args.out.mkdir(parents=True, exist_ok=True)
     comb.save(args.out / COMBINER_FILE)
-    write_manifest(args.out, [COMBINER_FILE, "train.py", "weak_data.py"])
+    shutil.rmtree(args.out / "__pycache__", ignore_errors=True)
+    write_manifest(args.out, name="importance-ranker", source="models/importance-ranker/train.py")
     print("chosen:", best.label())
     for name, w in sorted(zip(FEATURES, comb.weights), key=lambda t: -abs(t[1])):
         print(f"{name:18s} {w:+.3f}")

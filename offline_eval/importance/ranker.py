@@ -54,22 +54,17 @@ class RankRequest:
     sentence_index: tuple[int, ...] | None = None
 
 
-def check_manifest(folder: Path, name: str) -> None:
-    """Check ``name`` against ``folder/MANIFEST.sha256`` when there is one.
+def check_manifest(folder: Path) -> None:
+    """Check every file of ``folder`` against its ``manifest.json`` when there is one (the
+    model store's manifest, as for every shipped model).
 
     Raises:
-        ModelError: the file's sha256 differs from the manifest's.
+        ModelError: a listed file is missing or its sha256 differs.
     """
-    import hashlib
-    manifest = folder / "MANIFEST.sha256"
-    target = folder / name
-    if not manifest.is_file() or not target.is_file():
-        return
-    for line in manifest.read_text(encoding="utf-8").splitlines():
-        digest, _, listed = line.strip().partition("  ")
-        if listed == name and hashlib.sha256(target.read_bytes()).hexdigest() != digest:
-            raise ModelError(f"{target} does not match its sha256 in {manifest} "
-                             "(modified or corrupt)")
+    from offline_eval.modelstore import MANIFEST, verify_model
+
+    if (folder / MANIFEST).is_file():
+        verify_model(folder)
 
 
 def order_of(labels: Sequence[str]) -> tuple[int, ...]:
@@ -103,7 +98,7 @@ class ImportanceRanker:
                  device: str | None = None, precision: str | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
-            check_manifest(folder, COMBINER_FILE)
+            check_manifest(folder)
             combiner = Combiner.load(folder / COMBINER_FILE)
         self.combiner = combiner
         if self.combiner.features != FEATURES:

@@ -59,14 +59,15 @@ def test_feature_mismatch_is_a_model_error(tmp_path):
 
 
 def test_tampered_combiner_is_refused(tmp_path):
+    from offline_eval.modelstore import write_manifest
+
     type_match_combiner().save(tmp_path / COMBINER_FILE)
-    (tmp_path / "MANIFEST.sha256").write_text(f"{'0' * 64}  {COMBINER_FILE}\n")
+    write_manifest(tmp_path, name="ranker")
+    check_manifest(tmp_path)
+    (tmp_path / COMBINER_FILE).write_text((tmp_path / COMBINER_FILE).read_text() + " ")
     with pytest.raises(ModelError, match="sha256"):
         ImportanceRanker(tmp_path)
-    import hashlib
-    digest = hashlib.sha256((tmp_path / COMBINER_FILE).read_bytes()).hexdigest()
-    (tmp_path / "MANIFEST.sha256").write_text(f"{digest}  {COMBINER_FILE}\n")
-    check_manifest(tmp_path, COMBINER_FILE)
+    type_match_combiner().save(tmp_path / COMBINER_FILE)
     assert ImportanceRanker(tmp_path).combiner.features == FEATURES
 
 
