@@ -3,8 +3,8 @@
 The fp32 graph is a plain trace of the checkpoint (eager attention, so that the exported
 graph has the standard attention pattern). Before int8 quantisation a BERT-family graph is
 fused with ONNX Runtime's transformer optimizer (Attention, EmbedLayerNormalization,
-SkipLayerNormalization, BiasGelu), which quantises to QAttention and runs about 1.3x faster
-on CPU than the unfused int8 graph; other architectures are quantised unfused.
+SkipLayerNormalization, BiasGelu), which quantises to QAttention (fused kernels instead of
+the unfused int8 ops); other architectures are quantised unfused.
 """
 from __future__ import annotations
 
