@@ -4,6 +4,11 @@ relative tolerance or against ranges ("70 to 125 calories").
 Default tolerances per quantity type (:data:`TOLERANCE`): a claim value ``v`` matches an
 evidence value ``e`` when ``|v - e| <= tol * |e|``; years and dates must match exactly; a
 claim value inside an evidence range (or a claim range overlapping it) matches.
+
+Number words from two to ninety-nine ("six states", "three million people") are read as
+counts, and ordinals ("21st", "third"; "first" is left out, being mostly idiomatic) as
+their own exact type; "19th century" is a ``century``, so it is never compared with the
+ordinal of a rank.
 """
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from dataclasses import dataclass
 # relative tolerance per type; 0 means exact
 TOLERANCE: dict[str, float] = {"money": 0.10, "percent": 0.05, "year": 0.0, "count": 0.05,
                                "length": 0.05, "mass": 0.05, "energy": 0.05, "area": 0.05,
-                               "time": 0.05, "temperature": 0.02, "speed": 0.05}
+                               "time": 0.05, "temperature": 0.02, "speed": 0.05,
+                               "ordinal": 0.0, "century": 0.0}
 
 # unit -> (type, factor to the base unit of that type)
 UNITS: dict[str, tuple[str, float]] = {
@@ -46,14 +52,79 @@ _PATTERN = re.compile(
     re.IGNORECASE)
 
 
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_VALUE = {**{w: i + 1 for i, w in enumerate(_ONES)}, **{w: i + 10 for i, w in enumerate(_TEENS)},
+               **{w: 20 + 10 * i for i, w in enumerate(_TENS)}}
+# "one" is left out: "one of the largest" is not a count
+_NUMBER_WORD = re.compile(
+    rf"\b((?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES[1:])})\b",
+    re.IGNORECASE)
+_ORDINAL_WORDS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+                  "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+                  "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
+_ORDINAL_WORD = re.compile(rf"\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
+_CENTURY = re.compile(r"[\s-]*century\b", re.IGNORECASE)
+
+
+def _number_words_to_digits(text: str) -> str:
+    """``text`` with number words and ordinal words written in digits.
+
+    >>> _number_words_to_digits("Twenty-one of the six states; the third and first tries")
+    '21 of the 6 states; the 3rd and first tries'
+    """
+    def word(m: re.Match[str]) -> str:
+        parts = re.split(r"[- ]", m.group(1).lower())
+        return str(sum(_WORD_VALUE[p] for p in parts))
+
+    def ordinal(m: re.Match[str]) -> str:
+        n = _ORDINAL_WORDS.index(m.group(1).lower()) + 2
+        return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+
+    return _ORDINAL_WORD.sub(ordinal, _NUMBER_WORD.sub(word, text))
+
+
 @dataclass(frozen=True)
 class Quantity:
-    """A value or a range ``[low, high]`` of one type, in that type's base unit."""
+    """A value or a range ``[low, high]`` of one type, in that type's base unit. ``noun``:
+    for counts and ordinals, the word after the number, singular ("6 states" -> "state"),
+    or "" when a function word follows."""
 
     kind: str
     low: float
     high: float
     text: str
+    noun: str = ""
+
+
+_FUNCTION_WORDS = frozenset("of in and to the a an or per from than at on by for with as is was "
+                            "were are be been who which that".split())
+_NEXT_WORD = re.compile(r"[\s-]*([A-Za-z]+)")
+
+
+def _noun_after(text: str) -> str:
+    m = _NEXT_WORD.match(text)
+    word = m.group(1).lower() if m else ""
+    if word in _FUNCTION_WORDS:
+        return ""
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def comparable(a: Quantity, b: Quantity) -> bool:
+    """Same type, and for counts and ordinals the same counted noun when both have one:
+    "two sons" is never compared with "15 films".
+
+    >>> comparable(*extract_quantities("6 states, six states"))
+    True
+    >>> comparable(*extract_quantities("two sons and 15 films"))
+    False
+    """
+    if a.kind != b.kind:
+        return False
+    return a.kind not in ("count", "ordinal") or not (a.noun and b.noun) or a.noun == b.noun
 
 
 def _value(num: str, scale: str | None) -> float:
@@ -67,8 +138,11 @@ def extract_quantities(text: str) -> list[Quantity]:
     [('energy', 70.0, 125.0)]
     >>> [(q.kind, q.low) for q in extract_quantities("Founded in 1975, it earned $2.5 billion.")]
     [('year', 1975.0), ('money', 2500000000.0)]
+    >>> [(q.kind, q.low) for q in extract_quantities("The third of six states, in the 19th century")]
+    [('ordinal', 3.0), ('count', 6.0), ('century', 19.0)]
     """
     out: list[Quantity] = []
+    text = _number_words_to_digits(text)
     for m in _PATTERN.finditer(text):
         cur1, n1, s1, cur2, n2, s2, unit = m.groups()
         s1 = s1 or s2 if n2 and not s1 else s1  # "2 to 3 million": scale applies to both
@@ -77,6 +151,12 @@ def extract_quantities(text: str) -> list[Quantity]:
         if hi < lo:
             lo, hi = hi, lo
         unit_l = (unit or "").lower().strip()
+        tail = text[m.end(2):]  # right after the first number
+        if not (cur1 or cur2 or n2 or s1 or unit) and _ORDINAL_SUFFIX.match(tail):
+            rest = tail[_ORDINAL_SUFFIX.match(tail).end():]  # type: ignore[union-attr]
+            kind = "century" if _CENTURY.match(rest) else "ordinal"
+            out.append(Quantity(kind, lo, hi, m.group(0).strip() + tail[:2], _noun_after(rest)))
+            continue
         if cur1 or cur2:
             kind, factor = "money", 1.0
         elif unit_l in ("%", "percent"):
@@ -91,7 +171,8 @@ def extract_quantities(text: str) -> list[Quantity]:
             kind, factor = "year", 1.0
         else:
             kind, factor = "count", 1.0
-        out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip()))
+        noun = _noun_after(text[m.end():]) if kind == "count" else ""
+        out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip(), noun))
     return out
 
 
@@ -104,7 +185,7 @@ def quantities_match(claim: Quantity, evidence: Quantity, tolerance: float | Non
     >>> quantities_match(extract_quantities("8,849 metres")[0], extract_quantities("8.85 km")[0])
     True
     """
-    if claim.kind != evidence.kind:
+    if not comparable(claim, evidence):
         return False
     tol = TOLERANCE.get(claim.kind, 0.05) if tolerance is None else tolerance
     slack = tol * max(abs(evidence.low), abs(evidence.high))
@@ -131,7 +212,7 @@ def check_numbers(claim_text: str, evidence_text: str) -> NumberCheck:
     eq = extract_quantities(evidence_text)
     compared = False
     for q in cq:
-        same = [e for e in eq if e.kind == q.kind]
+        same = [e for e in eq if comparable(q, e)]
         if not same:
             continue
         compared = True
@@ -160,7 +241,7 @@ def number_severity(claim: str, passage: str) -> str:
         return "ok"
     ev = extract_quantities(passage)
     for q in extract_quantities(claim):
-        same = [e for e in ev if e.kind == q.kind]
+        same = [e for e in ev if comparable(q, e)]
         tol = 2 * TOLERANCE.get(q.kind, 0.05)
         if same and not any(quantities_match(q, e, tol if tol > 0 else 0.0) for e in same):
             return "far"

@@ -32,6 +32,11 @@ class VerifyConfig:
         min_overlap: a cheap gate before NLI. A (window, claim-or-clause) pair whose window
             holds less than this share of the claim's content words is not sent to the
             model and counts as neutral (P(neutral) = 1). 0 sends every pair.
+        max_windows: after the gate, at most this many windows per claim (or clause) go to
+            the model: those holding the largest share of its content words, ties in passage
+            order; the rest count as neutral. 0 sends every window that passes the gate. The
+            shipped combiner was fitted on the two best windows by this share (see the model
+            card), so 2 also matches what it was calibrated on.
         check_numbers: a claim the model finds supported, whose numbers (money, percentages,
             years, counts, measurements; see :mod:`offline_eval.audit.quantities`) are off
             beyond twice their tolerance from every number of the same kind in the top-k
@@ -46,6 +51,7 @@ class VerifyConfig:
     split_claims: bool = True
     min_clause_words: int = 4
     min_overlap: float = 0.0
+    max_windows: int = 0
     check_numbers: bool = True
     combiner: Combiner | None = None
 

@@ -94,13 +94,13 @@ class Verifier:
             windows = [chunk_text(p, budget, self._count) for p in passages]
             plans.append((units, windows))
             for ui, u in enumerate(units):
-                need = content_words(u) if cfg.min_overlap > 0 else set()
+                keep = self._select_windows(u, windows)
                 for pi, ws in enumerate(windows):
-                    for w in ws:
-                        if need and len(need & content_words(w)) < cfg.min_overlap * len(need):
-                            gated.append((ci, ui, pi))
-                        else:
+                    for wi, w in enumerate(ws):
+                        if (pi, wi) in keep:
                             jobs.append((ci, ui, pi, w, u))
+                        else:
+                            gated.append((ci, ui, pi))
         probs = self.runner.predict([(w, u) for _, _, _, w, u in jobs]) if jobs else np.zeros((0, len(self.labels)))
         by_claim: dict[int, list[tuple[int, int, np.ndarray]]] = {}
         for ci, ui, pi in gated:
@@ -110,6 +110,22 @@ class Verifier:
         return [self._aggregate(items[ci][0].strip(), plan, by_claim.get(ci, []))
                 if not isinstance(plan, str) else ClaimScores(reason=plan)
                 for ci, plan in enumerate(plans)]
+
+    def _select_windows(self, unit: str, windows: list[list[str]]) -> set[tuple[int, int]]:
+        """The (passage, window) indices worth a forward pass for ``unit``: the overlap gate,
+        then the ``max_windows`` with the most of its content words (ties: reading order)."""
+        cfg = self.config
+        every = [(pi, wi) for pi, ws in enumerate(windows) for wi in range(len(ws))]
+        if cfg.min_overlap <= 0 and (cfg.max_windows <= 0 or len(every) <= cfg.max_windows):
+            return set(every)
+        need = content_words(unit)
+        if not need:
+            return set(every[: cfg.max_windows] if cfg.max_windows > 0 else every)
+        hits = {(pi, wi): len(need & content_words(windows[pi][wi])) for pi, wi in every}
+        passing = [k for k in every if hits[k] >= cfg.min_overlap * len(need)]
+        if cfg.max_windows > 0:
+            passing = sorted(passing, key=lambda k: (-hits[k], k))[: cfg.max_windows]
+        return set(passing)
 
     def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]]],
                    rows: list[tuple[int, int, np.ndarray]]) -> ClaimScores:

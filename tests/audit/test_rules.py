@@ -25,6 +25,13 @@ def claim(text, label, passage="", importance="okay", cid="c1"):
     ("Unemployment was 4.1%.", "Unemployment stood at 4.0 percent.", "match"),
     ("The bridge opened in 1937.", "The bridge opened in 1936.", "mismatch"),
     ("The tower is tall.", "The tower is 330 m tall.", "no_claim_numbers"),
+    ("The union has seven member states.", "The union has six member states.", "mismatch"),
+    ("The union has six member states.", "The union's 6 member states met.", "match"),
+    ("It is the third-largest city.", "It is the second-largest city in the region.", "mismatch"),
+    ("It is the 3rd largest city.", "It is the third largest city.", "match"),
+    ("He had two sons.", "He made 15 films in 1950.", "no_comparable_numbers"),
+    ("It was built in the 12th century.", "It was the 12th abbey of the order.", "no_comparable_numbers"),
+    ("One of the oldest bridges stands here.", "The 4 bridges date from 1500.", "no_claim_numbers"),
 ])
 def test_number_judgement(c, e, status):
     assert check_numbers(c, e).status == status
@@ -33,6 +40,14 @@ def test_number_judgement(c, e, status):
 def test_scales_and_ranges_are_parsed():
     (q,) = extract_quantities("between 2 and 3 million people")
     assert (q.kind, q.low, q.high) == ("count", 2e6, 3e6)
+
+
+def test_number_words_and_ordinals_are_read():
+    found = extract_quantities("Forty-two islands, three million people, the fifth and 21st ranks")
+    assert [(q.kind, q.low, q.noun) for q in found] == [
+        ("count", 42.0, "island"), ("count", 3e6, "people"), ("ordinal", 5.0, ""),
+        ("ordinal", 21.0, "rank")]
+    assert [q.kind for q in extract_quantities("the 19th-century poet, the first poet")] == ["century"]
 
 
 def test_claim_inside_range_is_correct_even_if_nli_disagrees():

@@ -127,6 +127,20 @@ def test_overlap_gate_skips_unrelated_windows_and_counts_them_neutral(fake_runne
     assert len(fake_runner.seen) == 2  # no gate by default
 
 
+def test_max_windows_sends_only_the_best_covered_windows(fake_runner):
+    claim = "The old stone bridge opened in 1932."
+    best, second = "The old stone bridge opened in 1932.", "The stone bridge opened to traffic."
+    weak = "A bridge crosses the river."
+    capped = Verifier(fake_runner, VerifyConfig(max_windows=2, split_claims=False))
+    v = capped.verify(claim, [weak, second, best])
+    assert v.label == "supported" and v.evidence.passage_id == "2"
+    assert [p for p, _ in fake_runner.seen] == [second, best]  # reading order kept; weakest skipped
+    fake_runner.seen.clear()
+    tie = Verifier(fake_runner, VerifyConfig(max_windows=1, split_claims=False))
+    tie.verify("The bridge opened.", ["The bridge opened in May.", "The bridge opened in June."])
+    assert [p for p, _ in fake_runner.seen] == ["The bridge opened in May."]  # a tie goes to the first
+
+
 def test_a_custom_splitter_supplies_the_atomic_facts(fake_runner):
     claim = "The bridge opened in 1932 and the tower fell in 1950."
     facts = ["The bridge opened in 1932.", "The tower fell in 1950."]
