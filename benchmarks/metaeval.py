@@ -519,15 +519,15 @@ def notes(f: Mapping[str, Any]) -> list[str]:
     if not all(x[3] for x in f.get("s_drop", {}).values()):
         out.append(
             "- **Why swaps slip through.** The verifier's combiner leans on evidence coverage: when "
-            "every other word of a claim is in the passage, a low NLI entailment is outvoted (in a "
-            "debugging pass, 'London ... with a population of 18.2 million' was supported by a lead that "
-            "says 9.1 million). The audit's number rule catches swapped digits and years when the "
-            "decisive passage holds the original, but it does not read number words or ordinals "
-            "(`offline_eval/audit/quantities.py` parses digits only), so 'six states' -> 'seven states' "
-            "passes both. Names swapped for another of the same type are often still 'supported' for "
-            "the same coverage reason. The demo answers (two or three short sentences, the answer "
-            "first) are the easy case; the wiki answers (about 15 claims each, evidence = their own "
-            "lead) are the realistic one.")
+            "every other word of a claim is in the passage, a low NLI entailment is outvoted. Two "
+            "narrow rules sit on top of it: a supported claim with a number off beyond tolerance from "
+            "every comparable number of its passages (digits, number words from two up, ordinals, "
+            "years) is contradicted, and so is one that names X where its deciding passage names Y in "
+            "the same frame (`offline_eval/nli/substitution.py`). What still passes: a swapped name "
+            "whose frame the passage words differently, 'one' (not read as a number: 'one of the "
+            "largest'), and swaps in claims that are not vital (VITAL precision cannot move). The demo "
+            "answers (two or three short sentences, the answer first) are the easy case; the wiki "
+            "answers (about 15 claims each, evidence = their own lead) are the realistic one.")
     if e2e:
         c = e2e.get("vital_precision")
         separates = c is not None and 100 * c.test.mean_diff >= 10
@@ -567,9 +567,9 @@ def notes(f: Mapping[str, Any]) -> list[str]:
             f"{f3(f.get('fc_ba'))}, AUROC at most {f3(f.get('fc_auroc'))}.")
     out += ["- **Where this points.** The shortfalls trace to the verifier's weak contradiction "
             "signal (and, for NQ, to evidence coverage), not to the metric definitions: fed "
-            "GPT-4o's judgments, our metric code shows the paper's normal -> wrong drops. Reading "
-            "number words and ordinals in the audit, and a stronger imported NLI model "
-            "(`offline-eval models import`), are the next levers; this benchmark measures them."]
+            "GPT-4o's judgments, our metric code shows the paper's normal -> wrong drops. A stronger "
+            "imported NLI model (`offline-eval models import`) is the next lever; this benchmark "
+            "measures it."]
     return out
 
 

@@ -8,7 +8,7 @@ claim value inside an evidence range (or a claim range overlapping it) matches.
 Number words from two to ninety-nine ("six states", "three million people") are read as
 counts, and ordinals ("21st", "third"; "first" is left out, being mostly idiomatic) as
 their own exact type; "19th century" is a ``century``, so it is never compared with the
-ordinal of a rank.
+ordinal of a rank, and the day of a date ("April 9", "9th of April") is a ``day``.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 TOLERANCE: dict[str, float] = {"money": 0.10, "percent": 0.05, "year": 0.0, "count": 0.05,
                                "length": 0.05, "mass": 0.05, "energy": 0.05, "area": 0.05,
                                "time": 0.05, "temperature": 0.02, "speed": 0.05,
-                               "ordinal": 0.0, "century": 0.0}
+                               "ordinal": 0.0, "century": 0.0, "day": 0.0}
 
 # unit -> (type, factor to the base unit of that type)
 UNITS: dict[str, tuple[str, float]] = {
@@ -65,39 +65,53 @@ _NUMBER_WORD = re.compile(
 _ORDINAL_WORDS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
                   "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
                   "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
-_ORDINAL_WORD = re.compile(rf"\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
+_WORD_OR_ORDINAL = re.compile(rf"{_NUMBER_WORD.pattern}|\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _CENTURY = re.compile(r"[\s-]*century\b", re.IGNORECASE)
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_MONTH_BEFORE = re.compile(rf"\b{_MONTH}\s*$", re.IGNORECASE)
+_MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
 
-def _number_words_to_digits(text: str) -> str:
-    """``text`` with number words and ordinal words written in digits.
+def _number_words_to_digits(text: str) -> tuple[str, frozenset[int]]:
+    """``text`` with number words and ordinal words written in digits, and the offsets (in
+    the new text) where a count written in words now starts.
 
     >>> _number_words_to_digits("Twenty-one of the six states; the third and first tries")
-    '21 of the 6 states; the 3rd and first tries'
+    ('21 of the 6 states; the 3rd and first tries', frozenset({0, 10}))
     """
-    def word(m: re.Match[str]) -> str:
-        parts = re.split(r"[- ]", m.group(1).lower())
-        return str(sum(_WORD_VALUE[p] for p in parts))
-
-    def ordinal(m: re.Match[str]) -> str:
-        n = _ORDINAL_WORDS.index(m.group(1).lower()) + 2
-        return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
-
-    return _ORDINAL_WORD.sub(ordinal, _NUMBER_WORD.sub(word, text))
+    out: list[str] = []
+    starts: set[int] = set()
+    pos = length = 0
+    for m in _WORD_OR_ORDINAL.finditer(text):
+        out.append(text[pos:m.start()])
+        length += m.start() - pos
+        if m.group(1):
+            starts.add(length)
+            digits = str(sum(_WORD_VALUE[p] for p in re.split(r"[- ]", m.group(1).lower())))
+        else:
+            n = _ORDINAL_WORDS.index(m.group(2).lower()) + 2
+            digits = f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+        out.append(digits)
+        length += len(digits)
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out), frozenset(starts)
 
 
 @dataclass(frozen=True)
 class Quantity:
     """A value or a range ``[low, high]`` of one type, in that type's base unit. ``noun``:
     for counts and ordinals, the word after the number, singular ("6 states" -> "state"),
-    or "" when a function word follows."""
+    or "" when a function word follows. ``worded``: a count written in words ("six")."""
 
     kind: str
     low: float
     high: float
     text: str
     noun: str = ""
+    worded: bool = False
 
 
 _FUNCTION_WORDS = frozenset("of in and to the a an or per from than at on by for with as is was "
@@ -115,7 +129,8 @@ def _noun_after(text: str) -> str:
 
 def comparable(a: Quantity, b: Quantity) -> bool:
     """Same type, and for counts and ordinals the same counted noun when both have one:
-    "two sons" is never compared with "15 films".
+    "two sons" is never compared with "15 films". A count written in words needs the same
+    noun on both sides ("the final three frames" is not held against "a 10-7 lead").
 
     >>> comparable(*extract_quantities("6 states, six states"))
     True
@@ -124,7 +139,11 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     """
     if a.kind != b.kind:
         return False
-    return a.kind not in ("count", "ordinal") or not (a.noun and b.noun) or a.noun == b.noun
+    if a.kind not in ("count", "ordinal") or a.noun == b.noun:
+        return True
+    if a.noun and b.noun:
+        return False
+    return not (a.worded or b.worded)
 
 
 def _value(num: str, scale: str | None) -> float:
@@ -140,9 +159,11 @@ def extract_quantities(text: str) -> list[Quantity]:
     [('year', 1975.0), ('money', 2500000000.0)]
     >>> [(q.kind, q.low) for q in extract_quantities("The third of six states, in the 19th century")]
     [('ordinal', 3.0), ('count', 6.0), ('century', 19.0)]
+    >>> [(q.kind, q.low) for q in extract_quantities("On April 9, 2011 and on the 9th of May")]
+    [('day', 9.0), ('year', 2011.0), ('day', 9.0)]
     """
     out: list[Quantity] = []
-    text = _number_words_to_digits(text)
+    text, worded = _number_words_to_digits(text)
     for m in _PATTERN.finditer(text):
         cur1, n1, s1, cur2, n2, s2, unit = m.groups()
         s1 = s1 or s2 if n2 and not s1 else s1  # "2 to 3 million": scale applies to both
@@ -152,6 +173,10 @@ def extract_quantities(text: str) -> list[Quantity]:
             lo, hi = hi, lo
         unit_l = (unit or "").lower().strip()
         tail = text[m.end(2):]  # right after the first number
+        if not (cur1 or cur2 or n2 or s1 or unit) and "." not in n1 and float(lo) <= 31 and (
+                _MONTH_BEFORE.search(text[:m.start(2)]) or _MONTH_AFTER.match(tail)):
+            out.append(Quantity("day", lo, hi, m.group(0).strip()))  # "April 9", "9th of April"
+            continue
         if not (cur1 or cur2 or n2 or s1 or unit) and _ORDINAL_SUFFIX.match(tail):
             rest = tail[_ORDINAL_SUFFIX.match(tail).end():]  # type: ignore[union-attr]
             kind = "century" if _CENTURY.match(rest) else "ordinal"
@@ -172,7 +197,8 @@ def extract_quantities(text: str) -> list[Quantity]:
         else:
             kind, factor = "count", 1.0
         noun = _noun_after(text[m.end():]) if kind == "count" else ""
-        out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip(), noun))
+        out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip(), noun,
+                            kind == "count" and m.start(2) in worded))
     return out
 
 

@@ -42,6 +42,9 @@ class VerifyConfig:
             beyond twice their tolerance from every number of the same kind in the top-k
             passages, is ``contradicted`` instead (NLI models are weak at numbers; the
             combiner leans on word overlap, which a changed number barely moves).
+        check_names: a supported claim that names X where its deciding passage, in the same
+            frame (the two words before and the word after), names Y and never X, is
+            ``contradicted`` instead (see :mod:`offline_eval.nli.substitution`).
     """
 
     support: float = 0.5
@@ -53,6 +56,7 @@ class VerifyConfig:
     min_overlap: float = 0.0
     max_windows: int = 0
     check_numbers: bool = True
+    check_names: bool = True
     combiner: Combiner | None = None
 
     def with_overrides(self, **kw: Any) -> "VerifyConfig":

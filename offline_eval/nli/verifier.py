@@ -182,7 +182,24 @@ class Verifier:
         out = [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
         if self.config.check_numbers:  # supported across passages: check against all of them
             out = [self._check_numbers(claim, ev, v) for v, (claim, ev) in zip(out, items)]
+        if self.config.check_names:  # against the passage that decided the verdict
+            out = [self._check_names(claim, v) for v, (claim, _) in zip(out, items)]
         return out
+
+    @staticmethod
+    def _check_names(claim: str, verdict: Verdict) -> Verdict:
+        """A supported verdict whose deciding passage names someone or something else in
+        the claim's slot is contradicted (see :attr:`VerifyConfig.check_names`)."""
+        from offline_eval.nli.substitution import find_substitution
+
+        if verdict.label != "supported" or verdict.evidence is None:
+            return verdict
+        sub = find_substitution(claim or "", verdict.evidence.text)
+        if sub is None:
+            return verdict
+        return Verdict("contradicted", dict(verdict.probs), verdict.evidence,
+                       reason=f"the claim names {sub.claim_name!r} where the evidence names "
+                              f"{sub.passage_name!r}")
 
     def _check_numbers(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
         """A supported verdict whose numbers are far from every number of the same kind

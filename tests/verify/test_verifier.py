@@ -151,6 +151,20 @@ def test_a_custom_splitter_supplies_the_atomic_facts(fake_runner):
     assert v.verify(claim, ["The bridge opened in 1932."]).label != "supported"  # one fact lacks support
 
 
+def test_a_supported_claim_naming_someone_else_in_the_same_slot_is_contradicted(fake_runner):
+    passage = "The old mill was designed by Ada Brook, who lived in Leeds."
+    swapped = Verifier(fake_runner, VerifyConfig(combiner=None, split_claims=False, support=0.0))
+    v = swapped.verify("The old mill was designed by Tom Hale, who lived in Leeds.", [passage])
+    assert v.label == "contradicted" and "'Tom Hale'" in v.reason and "'Ada Brook'" in v.reason
+    same = swapped.verify("The old mill was designed by Ada Brook, who lived in Leeds.", [passage])
+    assert same.label == "supported"
+    other_frame = swapped.verify("Tom Hale restored the old mill.", [passage])  # no shared frame
+    assert other_frame.label == "supported"
+    off = Verifier(fake_runner, VerifyConfig(combiner=None, split_claims=False, support=0.0,
+                                             check_names=False))
+    assert off.verify("The old mill was designed by Tom Hale, who lived in Leeds.", [passage]).label == "supported"
+
+
 def test_a_supported_claim_with_a_far_off_number_is_contradicted(fake_runner):
     passage = "About 9.1 million people live in the city of Brask."
     claim = "About 18.2 million people live in the city of Brask."

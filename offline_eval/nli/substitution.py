@@ -1,0 +1,83 @@
+"""Name substitution: a claim that says X where the evidence, word for word around it, says Y.
+
+NLI models and an overlap-leaning combiner barely notice one swapped name: "The buffalo is
+native to Asia, where ..." against "The buffalo is native to Africa, where ..." shares every
+word but one. This check is narrow on purpose. It fires only when a capitalised name of the
+claim appears nowhere in the passage *and* the passage has a different capitalised name in
+the same slot: the same two words before it and the same word after it (or the claim's
+sentence ends there in both). Aliases that keep their context ("the US" for "the United
+States") would fire too; they are rare in that exact frame, and the verdict keeps its
+evidence so a reader can see why.
+
+Regex-based and deterministic (no spaCy), like :mod:`offline_eval.nli.text`.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from offline_eval.nli.text import STOPWORDS
+
+__all__ = ["Substitution", "find_substitution"]
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,.]*|[^\sA-Za-z\d]")
+_CONNECT = frozenset({"of", "the", "de", "la", "von", "van", "and", "del", "du", "der"})
+
+
+class Substitution(NamedTuple):
+    """The claim's ``claim_name`` stands where the passage has ``passage_name``."""
+
+    claim_name: str
+    passage_name: str
+
+
+def _is_cap(tok: str) -> bool:
+    return tok[:1].isupper() and tok.lower() not in STOPWORDS
+
+
+def _names(toks: list[str]) -> list[tuple[int, int]]:
+    """Spans of capitalised names, allowing inner connectives ("Bank of England")."""
+    spans, i = [], 0
+    while i < len(toks):
+        if _is_cap(toks[i]):
+            j = i + 1
+            while j < len(toks) and (_is_cap(toks[j]) or (toks[j].lower() in _CONNECT and j + 1 < len(toks)
+                                                            and _is_cap(toks[j + 1]))):
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
+
+
+def find_substitution(claim: str, passage: str, context: int = 2) -> Substitution | None:
+    """The first name of ``claim`` that ``passage`` replaces in the same frame, or None.
+
+    >>> find_substitution("The buffalo is native to Asia, where it is common.",
+    ...                   "The buffalo is native to Sub-Saharan Africa, where it roams.")
+    Substitution(claim_name='Asia', passage_name='Sub-Saharan Africa')
+    >>> find_substitution("The buffalo is native to Africa, where it is common.",
+    ...                   "The buffalo is native to Africa, where it roams.") is None
+    True
+    >>> find_substitution("It was built by Ada Smith in Leeds.", "It was built in Leeds.") is None
+    True
+    """
+    ct, pt = _WORD.findall(claim), _WORD.findall(passage)
+    plow = [t.lower() for t in pt]
+    present = set(plow)
+    pspans = {s: e for s, e in _names(pt)}
+    for s, e in _names(ct):
+        if s < context or any(t.lower() in present for t in ct[s:e] if t.lower() not in _CONNECT):
+            continue  # sentence-initial (no left frame), or part of the name is in the passage
+        left = [t.lower() for t in ct[s - context:s]]
+        right = ct[e].lower() if e < len(ct) else None
+        if not any(w not in STOPWORDS and w.isalpha() for w in left + [right or ""]):
+            continue  # a frame of function words and punctuation alone is too weak
+        for ps, pe in pspans.items():
+            if ps < context or plow[ps - context:ps] != left:
+                continue
+            if right is not None and (pe >= len(pt) or plow[pe] != right):
+                continue
+            return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
+    return None
