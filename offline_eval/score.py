@@ -19,6 +19,9 @@ class ScoreOptions:
     Attributes:
         corpus: corpus name or folder for evidence (items with references use those).
         decomposer: ``syntactic`` or ``generative``.
+        granularity: ``clause`` (the guideline's clause-level claims) or ``atomic``
+            (finer, FActScore-style; ``syntactic`` only). Always recorded in the
+            decompose stage's spec, so two runs differ in spec when it differs.
         decomposer_model: a seq2seq checkpoint folder for the generative decomposer.
         nli_model: NLI model name or folder (default: the embedded one).
         backend: ``onnx`` | ``torch`` | None (the model's measured default).
@@ -30,10 +33,12 @@ class ScoreOptions:
         undecided: how inconclusive claims count in precision.
         comprehensiveness: ``nli`` | ``qa`` | ``direct`` for items with references, or None
             to skip it.
+        comprehensiveness_facts: ``vital`` | ``all``, the facts comprehensiveness checks.
     """
 
     corpus: str | None = "wiki-vital"
     decomposer: str = "syntactic"
+    granularity: str = "clause"
     decomposer_model: str | None = None
     nli_model: str | None = None
     backend: str | None = None
@@ -44,6 +49,7 @@ class ScoreOptions:
     gamma: int = 10
     undecided: str = "exclude"
     comprehensiveness: str | None = "qa"
+    comprehensiveness_facts: str = "vital"
 
 
 def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,7 +61,8 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
     return [
         StageSpec("offline_eval.stages.split.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.decompose.v1", _clean(
-            {"decomposer": o.decomposer, "model_dir": o.decomposer_model}), uses_model=True),
+            {"decomposer": o.decomposer, "granularity": o.granularity,
+             "model_dir": o.decomposer_model}), uses_model=True),
         StageSpec("offline_eval.stages.rank.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.retrieve.v1", _clean(
             {"corpus": o.corpus, "k": o.k, "home": o.home}), uses_model=True),
@@ -67,7 +74,8 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
              "batch_size": o.batch_size}), uses_model=True),
         *([StageSpec("offline_eval.stages.comprehensiveness.v1", _clean(
-            {"method": o.comprehensiveness, "decomposer": "syntactic", "model": o.nli_model,
+            {"method": o.comprehensiveness, "facts": o.comprehensiveness_facts,
+             "decomposer": "syntactic", "model": o.nli_model,
              "backend": o.backend, "device": o.device, "batch_size": o.batch_size}),
             uses_model=True)] if o.comprehensiveness else []),
         StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),

@@ -1,4 +1,5 @@
-"""``offline-eval comprehensiveness IN.jsonl [-o OUT.jsonl] [--method nli|qa|direct]``."""
+"""``offline-eval comprehensiveness IN.jsonl [-o OUT.jsonl] [--method nli|qa|direct]
+[--facts vital|all]``."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +14,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", metavar="IN.jsonl")
     p.add_argument("-o", "--output", default="-")
     p.add_argument("--method", choices=("nli", "qa", "direct"), default="qa")
+    p.add_argument("--facts", choices=("vital", "all"), default="vital",
+                   help="vital (default): per source, the key fact that answers the query, "
+                        "conflicting answers being separate viewpoints; all: every "
+                        "query-relevant fact, weighted by importance")
     p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded one)")
     p.add_argument("--backend", choices=("onnx", "torch"))
     p.add_argument("--device", choices=("cpu", "cuda"))
@@ -27,6 +32,6 @@ def run(args: argparse.Namespace) -> int:
     entail = load_entailer(args.nli_model, args.backend, args.device, args.batch_size)
     decompose = None if args.method == "direct" else load_decomposer()
     with JsonlWriter(args.output) as out:
-        for row in evaluate(args.input, args.method, entail, decompose):
+        for row in evaluate(args.input, args.method, entail, decompose, args.facts):
             out.write(row)
     return 0

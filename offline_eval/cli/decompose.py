@@ -1,5 +1,6 @@
 """``offline-eval decompose IN.jsonl [-o OUT.jsonl] [--decomposer syntactic|generative]
-[--decomposer-model DIR] [--device cpu|cuda] [--batch-size N]``: responses to claims.
+[--granularity clause|atomic] [--decomposer-model DIR] [--device cpu|cuda] [--batch-size N]``:
+responses to claims.
 
 Input rows: ``{"id", "response", "query"?}``. Output rows::
 
@@ -10,11 +11,14 @@ Input rows: ``{"id", "response", "query"?}``. Output rows::
 
 ``claims`` lists all kept claims in order; ``reason`` explains an empty or
 claim-less response; ``warnings`` flags text that does not look like English.
+``--granularity atomic`` (syntactic only) writes finer, FActScore-style claims.
 """
 from __future__ import annotations
 
 import argparse
 from typing import Iterator
+
+from offline_eval.decomposition.base import GRANULARITIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="JSONL input with id, response and optional query")
     p.add_argument("-o", "--output", help="JSONL output (default: stdout)")
     p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
+    p.add_argument("--granularity", choices=GRANULARITIES, default="clause",
+                   help="clause: the guideline's clause-level claims (default); atomic: finer, "
+                        "FActScore-style claims (--decomposer syntactic only)")
     p.add_argument("--decomposer-model", default=None,
                    help="for --decomposer generative: a T5/BART checkpoint folder or a LoRA "
                         "adapter folder for SmolLM2-135M (default: models/decomposer-smollm2)")
@@ -52,10 +59,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--batch-size must be positive")
     if args.decomposer_model and args.decomposer != "generative":
         raise InputError("--decomposer-model needs --decomposer generative")
-    options = {}
+    if args.granularity != "clause" and args.decomposer != "syntactic":
+        raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
+    options: dict[str, object] = {"granularity": args.granularity}
     if args.decomposer == "generative":
-        options = {"model_dir": args.decomposer_model, "device": args.device,
-                   "batch_size": args.batch_size}
+        options.update(model_dir=args.decomposer_model, device=args.device,
+                       batch_size=args.batch_size)
     with JsonlWriter(args.output) as out:
         for rec in decompose_items(_items(args.input), args.decomposer,
                                    records_per_batch=args.batch_size, **options):

@@ -7,6 +7,8 @@ import sys
 from functools import partial
 from pathlib import Path
 
+from offline_eval.decomposition.base import GRANULARITIES
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score responses end to end: claims, importance, evidence, "
@@ -18,6 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="output JSONL (a folder with --engine ray)")
     p.add_argument("--corpus", default="wiki-vital", help="corpus name or folder (default wiki-vital)")
     p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
+    p.add_argument("--granularity", choices=GRANULARITIES, default="clause",
+                   help="claim granularity: clause (default, the guideline's) or atomic "
+                        "(finer, FActScore-style; --decomposer syntactic only)")
     p.add_argument("--decomposer-model", help="T5/BART folder or LoRA adapter folder for --decomposer "
                    "generative (default: models/decomposer-smollm2)")
     p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded nli-minilm)")
@@ -27,6 +32,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-k", type=int, default=5, help="evidence passages per claim")
     p.add_argument("--comprehensiveness", choices=("qa", "nli", "direct", "none"), default="qa",
                    help="method for items with references (default qa; none skips it)")
+    p.add_argument("--comprehensiveness-facts", choices=("vital", "all"), default="vital",
+                   help="facts comprehensiveness checks (default vital: the key fact per source)")
     p.add_argument("--home", help="data home (default $OFFLINE_EVAL_HOME or the user data dir)")
     p.add_argument("--html", help="write a self-contained HTML report here")
     p.add_argument("--summary", help="write the run summary JSON here")
@@ -51,13 +58,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch_size <= 0 or args.k <= 0:
         raise InputError("--batch-size and -k must be positive")
+    if args.granularity != "clause" and args.decomposer != "syntactic":
+        raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
     items = read_items(args.input)  # validates every row and rejects duplicate ids first
     opts = ScoreOptions(corpus=args.corpus, decomposer=args.decomposer,
+                        granularity=args.granularity,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
                         backend=args.backend, device=args.device, batch_size=args.batch_size,
                         k=args.k, home=args.home,
                         comprehensiveness=None if args.comprehensiveness == "none"
-                        else args.comprehensiveness)
+                        else args.comprehensiveness,
+                        comprehensiveness_facts=args.comprehensiveness_facts)
     specs = score_specs(opts)
     to_row = partial(score_row, undecided=opts.undecided, group_by=args.group_by or "group")
     if args.engine == "ray":

@@ -1,8 +1,10 @@
 """Answer-span selection and cloze questions without an LLM (QAGS / QuestEval style).
 
-Answer candidates in a fact: numbers and quantities, years and dates, and named entities
-(runs of capitalised words not at the start of the sentence, or spaCy entities when a
-pipeline is given). Each becomes a cloze question: the fact with the span masked.
+Answer candidates in a fact: numbers and quantities (digits, and number words from two to
+ninety-nine), years and dates ("3 March 1902", "13th March", "March 3rd, 1902"),
+and named entities (runs of capitalised words not at the start of the sentence, or spaCy
+entities when a pipeline is given). Each becomes a cloze question: the fact with the span
+masked.
 """
 from __future__ import annotations
 
@@ -13,15 +15,22 @@ from typing import Any
 MASK = "___"
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
            "December")
-_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}|"
-                   rf"(?:{_MONTHS})\s+\d{{4}})\b")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|"
+                   rf"(?:{_MONTHS})\s+{_DAY}(?:,?\s+\d{{4}})?|(?:{_MONTHS})\s+\d{{4}})\b")
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _NUMBER = re.compile(r"(?:[$€£])?\b\d[\d,]*(?:\.\d+)?\b(?:\s*(?:%|percent|million|billion|"
                      r"thousand|km|kilometres|kilometers|metres|meters|miles|feet|kg|years))?")
+_ONES = "two|three|four|five|six|seven|eight|nine"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+# "one" is left out: "one of the largest" is not a count
+_NUMBER_WORD = re.compile(rf"\b(?:(?:{_TENS})(?:[- ](?:{_ONES}))?|ten|eleven|twelve|(?:thir|four|fif|"
+                          rf"six|seven|eigh|nine)teen|{_ONES})\b", re.IGNORECASE)
 _ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\.[A-Z][\w'’-]*)*(?:\s+(?:(?:of|the|de|da|van|von|la|le)\s+)?[A-Z][\w'’-]*)*")
 _STOP_ENTITY = frozenset({"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "This",
                           "That", "These", "Those", "His", "Her", "Its", "Their", "However",
-                          "According", "After", "Before", "During", "Although", "While", "When"})
+                          "According", "After", "Before", "During", "Although", "While", "When",
+                          "Yes", "No"})
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,10 @@ class AnswerSpan:
 def select_answers(fact: str, nlp: Any = None) -> list[AnswerSpan]:
     """Candidate answers of ``fact``, left to right, without overlaps.
 
-    >>> [(a.text, a.kind) for a in select_answers("In 1965, Paul Fraisse became director of the Institute.")]
-    [('1965', 'year'), ('Paul Fraisse', 'entity'), ('Institute', 'entity')]
+    >>> [(a.text, a.kind) for a in select_answers("In 1874, Ilse Moor became keeper of the Lighthouse.")]
+    [('1874', 'year'), ('Ilse Moor', 'entity'), ('Lighthouse', 'entity')]
+    >>> [(a.text, a.kind) for a in select_answers("Yes, on the 13th of March 1902 he had six sons.")]
+    [('13th of March 1902', 'date'), ('six', 'number')]
     """
     spans: list[tuple[int, int, str]] = []
 
@@ -52,6 +63,8 @@ def select_answers(fact: str, nlp: Any = None) -> list[AnswerSpan]:
     for m in _YEAR.finditer(fact):
         add(m.start(), m.end(), "year")
     for m in _NUMBER.finditer(fact):
+        add(m.start(), m.end(), "number")
+    for m in _NUMBER_WORD.finditer(fact):
         add(m.start(), m.end(), "number")
     if nlp is not None:
         for ent in nlp(fact).ents:

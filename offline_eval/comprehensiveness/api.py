@@ -4,8 +4,10 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator, Sequence
 
-from offline_eval.comprehensiveness.methods import (METHODS, Coverage, Decompose, Entail,
-                                                    comprehensiveness, entailer_from_runner)
+from offline_eval.comprehensiveness.facts import FACT_SETS
+from offline_eval.comprehensiveness.methods import (DEFAULT_FACTS, METHODS, Coverage, Decompose,
+                                                    Entail, comprehensiveness,
+                                                    entailer_from_runner)
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import get_field, read_jsonl
 
@@ -35,10 +37,13 @@ def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:
 
 
 def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
-             decompose: Decompose | None = None) -> Iterator[dict[str, Any]]:
-    """Validate each row, then yield its coverage row."""
+             decompose: Decompose | None = None,
+             facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
+    """Validate each row, then yield its coverage row (``facts``: ``vital`` | ``all``)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
+    if facts not in FACT_SETS:
+        raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     seen: set[str] = set()
     for line, row in read_jsonl(path):
         def get(name: str, kind: Any, **kw: Any) -> Any:
@@ -58,5 +63,5 @@ def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
                 raise InputError(f"expected str, got {type(s).__name__}", path=str(path),
                                  line=line, field=f"sources[{i}]")
         cov = comprehensiveness(query, [(f"s{i}", s) for i, s in enumerate(sources)], response,
-                                method, entail, decompose)
+                                method, entail, decompose, facts)
         yield coverage_row(rid, cov)

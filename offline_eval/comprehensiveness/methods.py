@@ -4,20 +4,25 @@
 it from an NLI runner with :func:`entailer_from_runner`. ``decompose(query, sentence)``
 splits a source sentence into facts (the claim decomposer); without it, sentences are facts.
 
-**Facts and importance.** Source sentences (decomposed for ``nli`` and ``qa``) that share no
-content word with the query are dropped as off-topic. A kept fact is *vital* when it
-carries an answer of the query's expected type (a number, year, name or place) or, for
-queries without one, shares at least half the query's content words; otherwise *okay*.
-Facts are deduplicated across sources (token Jaccard ≥ :data:`DEDUP_JACCARD`), keeping every
-source id. The score is ``Σ w(fact)·covered / Σ w(fact)`` with :data:`WEIGHTS`.
+**Which facts** (``facts``, see :mod:`~offline_eval.comprehensiveness.facts`). ``vital``
+(the default): the key facts, one per source, that answer the query; sources that answer
+differently are separate viewpoints, and the score is the share of viewpoints covered.
+``all``: every query-relevant fact, deduplicated, weighted by importance with
+:data:`WEIGHTS` (vital when it carries an answer of the query's expected type or, for
+queries without one, shares at least half the query's content words; otherwise okay). The
+score is ``Σ w(fact)·covered / Σ w(fact)``.
 
 * ``nli``: a fact is covered when some window of up to :data:`WINDOW` response sentences
   entails it with P ≥ :data:`ENTAIL_THRESHOLD`.
-* ``qa``: each answer span of a fact (except spans the query itself names) becomes a cloze
-  question answered from the response, read in the query's context, by span alignment; the fact is covered when at least half its questions get the source's
-  answer, or (no answerable question) when NLI covers it. A response giving a *different*
-  answer leaves the fact missing. Conflicting sources are separate viewpoints: each one's
-  fact must be covered on its own.
+* ``qa``: a key fact with an answer span is covered when the response states that answer:
+  a span of a compatible kind, anywhere in the response (which answers the query as a
+  whole, so a terse "1874" counts), that matches it (:func:`same_answer`) and that no
+  negation in its clause denies ("was not lit in 1874"). Stating two conflicting answers
+  covers both viewpoints; stating only another one covers neither. Other facts: each
+  answer span (except spans the query names) becomes a cloze question answered from the
+  response, read in the query's context, by span alignment, and the fact is covered when
+  at least half its answered questions get the source's answer. A fact with no answerable
+  question falls back to ``nli``.
 * ``direct``: source sentences, not decomposed, checked by NLI against response windows —
   one NLI pass per sentence and window, no decomposer: cheaper than ``nli``.
 """
@@ -27,18 +32,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from offline_eval.audit.relevance import carries_type, content_words, expected_type
-from offline_eval.comprehensiveness.align import answer_question, same_answer, sentences
-from offline_eval.comprehensiveness.answers import select_answers
+from offline_eval.comprehensiveness.align import (answer_question, same_answer, sentences,
+                                                  stated_answers)
+from offline_eval.comprehensiveness.facts import (FACT_SETS, Decompose, SourceFact, answer_spans,
+                                                  extract_facts)
 from offline_eval.types import Coverage, Fact
 
 Entail = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
-Decompose = Callable[[str, str], Sequence[str]]
 METHODS = ("nli", "qa", "direct")
 WEIGHTS = {"vital": 1.0, "okay": 0.25}
 ENTAIL_THRESHOLD = 0.5
 WINDOW = 3
-DEDUP_JACCARD = 0.8
+DEFAULT_FACTS = "vital"
 
 
 def entailer_from_runner(runner: object) -> Entail:
@@ -49,37 +54,6 @@ def entailer_from_runner(runner: object) -> Entail:
     col = labels.index("entailment")
     return lambda pairs: [float(p) for p in np.asarray(runner.predict(list(pairs)))[:, col]] \
         if pairs else []  # type: ignore[attr-defined]
-
-
-def _importance(query: str, fact: str) -> str | None:
-    q = content_words(query)
-    shared = q & content_words(fact)
-    if q and not shared:
-        return None
-    kind = expected_type(query)
-    if kind:
-        return "vital" if carries_type(fact, kind) else "okay"
-    return "vital" if q and len(shared) >= len(q) / 2 else "okay"
-
-
-def extract_facts(query: str, sources: Sequence[tuple[str, str]],
-                  decompose: Decompose | None = None) -> list[Fact]:
-    """Query-relevant facts of ``(source_id, text)`` sources, deduplicated."""
-    facts: list[tuple[str, set[str], str, set[str]]] = []  # text, ids, importance, tokens
-    for sid, text in sources:
-        for sent in sentences(text):
-            for fact in (decompose(query, sent) if decompose else [sent]):
-                imp = _importance(query, fact)
-                if imp is None:
-                    continue
-                toks = content_words(fact)
-                dup = next((f for f in facts if toks and len(toks & f[3]) /
-                            len(toks | f[3]) >= DEDUP_JACCARD), None)
-                if dup:
-                    dup[1].add(sid)
-                else:
-                    facts.append((fact, {sid}, imp, toks))
-    return [Fact(t, tuple(sorted(ids)), imp) for t, ids, imp, _ in facts]
 
 
 def _windows(response: str) -> list[str]:
@@ -96,41 +70,48 @@ def _nli_covered(facts: Sequence[Fact], response: str, entail: Entail) -> list[b
     return [bool(row.max() >= ENTAIL_THRESHOLD) for row in probs]
 
 
-def _qa_covered(facts: Sequence[Fact], query: str, response: str, entail: Entail) -> list[bool]:
-    # The response answers the query, so a terse answer ("1965") is read in the query's
+def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,
+                entail: Entail) -> list[bool]:
+    # The response answers the query, so a terse answer ("1874") is read in the query's
     # context; spans the query itself names are not asked (they carry no information).
     rs = sentences(response) or [response]
-    q_low = query.lower()
     out: list[bool | None] = []
-    for f in facts:
-        spans = [s for s in select_answers(f.text) if s.text.lower() not in q_low]
+    for sf in facts:
+        if sf.answer is not None:
+            stated = stated_answers(sf.answer, response)
+            out.append(any(same_answer(sf.answer, a) for a in stated) if stated else None)
+            continue
+        spans = answer_spans(query, sf.fact.text)
         answers = [answer_question(s, rs, context=query) for s in spans]
         asked = [(s, a) for s, a in zip(spans, answers) if a is not None]
         out.append(None if not asked else
                    sum(same_answer(s, a) for s, a in asked) >= len(asked) / 2)
-    need = [f for f, o in zip(facts, out) if o is None]
+    need = [sf.fact for sf, o in zip(facts, out) if o is None]
     fallback = iter(_nli_covered(need, response, entail))
     return [next(fallback) if o is None else o for o in out]
 
 
 def comprehensiveness(query: str, sources: Sequence[tuple[str, str]], response: str,
-                      method: str, entail: Entail,
-                      decompose: Decompose | None = None) -> Coverage:
-    """Coverage of the sources' query-relevant facts by ``response``."""
+                      method: str, entail: Entail, decompose: Decompose | None = None,
+                      facts: str = DEFAULT_FACTS) -> Coverage:
+    """Coverage of the sources' facts (``facts``: ``vital`` | ``all``) by ``response``."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
-    facts = extract_facts(query, sources, None if method == "direct" else decompose)
-    if not facts:
+    if facts not in FACT_SETS:
+        raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
+    found = extract_facts(query, sources, None if method == "direct" else decompose, facts)
+    if not found:
         return Coverage(method, None, reason="the sources hold no fact relevant to the query")
+    plain = [sf.fact for sf in found]
     if not response.strip():
-        covered = [False] * len(facts)
+        covered = [False] * len(found)
     elif method == "qa":
-        covered = _qa_covered(facts, query, response, entail)
+        covered = _qa_covered(found, query, response, entail)
     else:
-        covered = _nli_covered(facts, response, entail)
-    w = np.array([WEIGHTS.get(f.importance, 0.0) for f in facts])
+        covered = _nli_covered(plain, response, entail)
+    w = np.array([WEIGHTS.get(f.importance, 0.0) for f in plain])
     score = float((w * np.array(covered)).sum() / w.sum()) if w.sum() > 0 else None
     return Coverage(method, score,
-                    tuple(f for f, c in zip(facts, covered) if c),
-                    tuple(f for f, c in zip(facts, covered) if not c),
+                    tuple(f for f, c in zip(plain, covered) if c),
+                    tuple(f for f, c in zip(plain, covered) if not c),
                     None if score is not None else "no weighted facts")

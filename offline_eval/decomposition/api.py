@@ -25,7 +25,8 @@ def decompose_items(items: Iterable[Item], decomposer: Decomposer | str = "synta
                     records_per_batch: int = 16, **options: Any) -> Iterator[ResponseResult]:
     """Split and decompose each item; yields one record per item, in order.
 
-    ``options`` go to the decomposer factory (``model_dir``, ``device``, ``batch_size``).
+    ``options`` go to the decomposer factory (``granularity``, ``model_dir``,
+    ``device``, ``batch_size``); ``granularity="atomic"`` gives FActScore-style claims.
     """
     pipe = decompose_pipeline(decomposer, **options)
     return pipe.run((ResponseResult(item=it) for it in items), batch_size=records_per_batch)

@@ -9,6 +9,10 @@ example a topic introduction) are read as context only.
 Traceback (most recent call last):
 ...
 ValueError: unknown decomposer 'rules'; valid: syntactic, generative
+>>> get_decomposer(granularity="sentence")
+Traceback (most recent call last):
+...
+ValueError: unknown granularity 'sentence'; valid: clause, atomic
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
 DECOMPOSERS = ("syntactic", "generative")
+GRANULARITIES = ("clause", "atomic")
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ def decompose_sentence(decomposer: Decomposer, query: str, sentence: str,
 
 def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
                    device: str = "cpu", batch_size: int = 16,
-                   spacy_model: str | None = None) -> Decomposer:
+                   spacy_model: str | None = None, granularity: str = "clause") -> Decomposer:
     """Build the decomposer called ``name``.
 
     Args:
@@ -72,15 +77,23 @@ def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
         device: ``"cpu"`` or ``"cuda"`` for ``generative``.
         batch_size: generation batch size.
         spacy_model: an installed spaCy model package (default en_core_web_sm).
+        granularity: ``"clause"`` (default; the guideline's clause-level claims) or
+            ``"atomic"`` (finer, FActScore-style claims; ``syntactic`` only).
 
     Raises:
-        ValueError: for an unknown name.
+        ValueError: for an unknown name or granularity, or ``atomic`` with ``generative``.
         ModelError: when ``generative`` has no usable checkpoint.
     """
     if name not in DECOMPOSERS:
         raise ValueError(f"unknown decomposer {name!r}; valid: {', '.join(DECOMPOSERS)}")
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"unknown granularity {granularity!r}; valid: {', '.join(GRANULARITIES)}")
+    if granularity != "clause" and name != "syntactic":
+        raise ValueError(f"granularity {granularity!r} needs the syntactic decomposer "
+                         f"(the {name} one writes clause-level claims)")
     from offline_eval.decomposition.syntactic import SyntacticDecomposer
-    syntactic = SyntacticDecomposer(spacy_model) if spacy_model else SyntacticDecomposer()
+    syntactic = (SyntacticDecomposer(spacy_model, granularity=granularity) if spacy_model
+                 else SyntacticDecomposer(granularity=granularity))
     if name == "syntactic":
         return syntactic
     from offline_eval.decomposition.generative import GenerativeDecomposer

@@ -15,7 +15,7 @@ follow the guideline's clause-level granularity:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from offline_eval.decomposition.tokens import copula, core_np, inflect, is_past, is_plural
 
@@ -28,9 +28,9 @@ _DISCOURSE = frozenset("""additionally however also furthermore moreover overall
 thus hence consequently meanwhile generally typically indeed nevertheless nonetheless instead
 similarly likewise specifically notably besides lastly first second third firstly secondly
 thirdly importantly interestingly essentially basically ultimately then now today""".split())
-_DISCOURSE_PHRASES = ("in addition", "in fact", "for example", "for instance", "in general",
-                      "as a result", "on the other hand", "in particular", "in contrast",
-                      "of course", "at the same time", "in short", "in other words")
+DISCOURSE_PHRASES = ("in addition", "in fact", "for example", "for instance", "in general",
+                     "as a result", "on the other hand", "in particular", "in contrast",
+                     "of course", "at the same time", "in short", "in other words")
 _NO_DISTRIBUTE_HEADS = frozenset({"between", "among", "amongst", "both", "together"})
 _SYMMETRIC = frozenset("""marry meet share differ compare combine mix connect link separate
 join merge collaborate partner unite""".split())
@@ -57,7 +57,7 @@ def leading_discourse(doc: Any) -> set[int]:
     words = [t.lower_ for t in doc[:5]]
     for n in (4, 3, 2, 1):
         phrase = " ".join(words[:n])
-        if (n == 1 and phrase in _DISCOURSE) or phrase in _DISCOURSE_PHRASES:
+        if (n == 1 and phrase in _DISCOURSE) or phrase in DISCOURSE_PHRASES:
             end = n + 1 if len(doc) > n and doc[n].text == "," else n
             return set(range(end))
     return set()
@@ -74,16 +74,16 @@ def _subject(head: Any) -> list[int]:
     return []
 
 
-def _subject_token(head: Any) -> Any | None:
+def subject_token(head: Any) -> Any | None:
     for c in head.children:
         if c.dep_ in _SUBJ:
             return c
     if head.dep_ in ("conj", "advcl", "xcomp") and head.head.i != head.i:
-        return _subject_token(head.head)
+        return subject_token(head.head)
     return None
 
 
-def _comma_before(tok: Any) -> bool:
+def comma_before(tok: Any) -> bool:
     left = tok.left_edge.i
     return left > 0 and tok.doc[left - 1].text in (",", "(", "–", "—", ";")
 
@@ -146,11 +146,13 @@ def _hedge_content(head: Any) -> Any | None:
     return None
 
 
-def plan_units(doc: Any) -> list[Unit]:
+def plan_units(doc: Any, extra: Callable[[Any], Unit | None] | None = None) -> list[Unit]:
     """Find clause heads top-down and their prefixes; the first is the main clause.
 
     A unit whose head is in its own ``drop`` set only marks a subtree to cut (the
-    frame of a hedge such as "keep in mind that…"); it renders nothing."""
+    frame of a hedge such as "keep in mind that…"); it renders nothing. ``extra`` adds
+    split points of its own (tried where the clause rules find none; see
+    :mod:`~offline_eval.decomposition.atomic`)."""
     root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
     first = Unit(root.i, drop=leading_discourse(doc))
     content = _hedge_content(root)
@@ -165,6 +167,8 @@ def plan_units(doc: Any) -> list[Unit]:
             unit = None
             if _path_clear(tok, heads):
                 unit = _split_point(tok)
+                if unit is None and extra is not None:
+                    unit = extra(tok)
                 if unit is not None and unit.head == tok.i:
                     hedge = _hedge_content(tok) if tok.dep_ == "conj" else None
                     if hedge is not None:
@@ -202,7 +206,7 @@ def _gerund_unit(tok: Any) -> Unit | None:
     verb = prep.head
     while not _verbal(verb) and verb.head.i != verb.i:
         verb = verb.head
-    subj = _subject_token(verb)
+    subj = subject_token(verb)
     if subj is None or subj.pos_ == "PRON":
         return None
     past, plural = is_past(verb), is_plural(subj)
@@ -230,8 +234,8 @@ def _split_point(tok: Any) -> Unit | None:
         has_subj = any(c.dep_ in _SUBJ for c in tok.children)
         if mark is not None and mark.lower_ in _SPLIT_MARKS and has_subj:
             return Unit(tok.i, drop={mark.i})
-        if mark is None and tok.tag_ in ("VBG", "VBN") and not has_subj and _comma_before(tok):
-            subj = _subject_token(head)
+        if mark is None and tok.tag_ in ("VBG", "VBN") and not has_subj and comma_before(tok):
+            subj = subject_token(head)
             if subj is None or subj.lower_ in ("it", "this", "that", "there"):
                 return None
             subj_ids = sorted(t.i for t in subj.subtree)
@@ -240,7 +244,7 @@ def _split_point(tok: Any) -> Unit | None:
                 return Unit(tok.i, prefix=[*subj_ids, copula(past, plural)])
             return Unit(tok.i, prefix=list(subj_ids), repl={tok.i: inflect(tok, past, plural)})
         return None
-    if dep == "relcl" and not _comma_before(tok) and head.dep_ == "attr" and \
+    if dep == "relcl" and not comma_before(tok) and head.dep_ == "attr" and \
             head.head.lemma_ == "be":
         # "X is a case that dealt with Y" -> "X dealt with Y"
         rel = next((c for c in tok.children if c.lower_ in _REL_PRON and c.dep_ in _SUBJ), None)
@@ -248,21 +252,21 @@ def _split_point(tok: Any) -> Unit | None:
         if rel is None or subj is None or subj.pos_ == "PRON" or subj.tag_ == "EX":
             return None
         return Unit(tok.i, repl={rel.i: core_np(subj)})
-    if dep == "relcl" and _comma_before(tok) and head.pos_ in _OPEN_NOUN + ("PRON",):
+    if dep == "relcl" and comma_before(tok) and head.pos_ in _OPEN_NOUN + ("PRON",):
         rel = next((c for c in tok.children if c.lower_ in _REL_PRON | {"whose"}), None)
         if rel is None or rel.dep_ not in _SUBJ + ("poss",) and rel.lower_ != "whose":
             return None
         np = core_np(head)
         return Unit(tok.i, repl={rel.i: np if rel.lower_ != "whose" else [*np, "'s"]})
     if dep == "appos" and head.pos_ in _OPEN_NOUN and tok.pos_ != "PRON" and tok.tag_ != "PRP" \
-            and not _after_colon(tok) and not _acronym(tok) and _comma_before(tok) and \
+            and not _after_colon(tok) and not _acronym(tok) and comma_before(tok) and \
             tok.doc[tok.left_edge.i - 1].text != "(":
         if tok.ent_type_ in ("GPE", "LOC", "DATE", "CARDINAL", "TIME", "MONEY", "PERCENT") or (
                 head.ent_type_ in ("GPE", "LOC") and tok.ent_type_ in ("", "GPE", "LOC")):
             return None
         past = is_past(head.head) if head.head.i != head.i else False
         return Unit(tok.i, prefix=[*core_np(head), copula(past, is_plural(head))])
-    if dep == "acl" and tok.tag_ in ("VBN", "VBG") and _comma_before(tok) and head.pos_ in _OPEN_NOUN:
+    if dep == "acl" and tok.tag_ in ("VBN", "VBG") and comma_before(tok) and head.pos_ in _OPEN_NOUN:
         past = is_past(head.head) if head.head.i != head.i else False
         np = core_np(head)
         if tok.tag_ == "VBN" or tok.lemma_ in _KNOWN_AS:

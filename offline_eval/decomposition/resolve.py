@@ -14,7 +14,7 @@ mentions (named entities and clause subjects). Rules, not a coreference model:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from offline_eval.decomposition.tokens import np_text
 
@@ -146,6 +146,9 @@ def resolve_sentence(doc: Any, mem: Memory) -> dict[int, str]:
     repl: dict[int, str] = {}
     start = len(mem.mentions)
     defined = _acronyms(doc, mem)
+    ents: dict[int, list[Any]] = {}
+    for ent in doc.ents:
+        ents.setdefault(ent.start, []).append(ent)
     for tok in doc:
         low = tok.lower_
         ante: str | None = None
@@ -174,7 +177,7 @@ def resolve_sentence(doc: Any, mem: Memory) -> dict[int, str]:
                 mem.mentions.append(Mention(ante, label, low in THEY_PRON, ante.split()[-1].lower(),
                                             tok.dep_ in ("nsubj", "nsubjpass")))
                 continue
-        mem.mentions.extend(_mentions_at(tok))
+        mem.mentions.extend(_mentions_at(tok, ents.get(tok.i, ())))
     del mem.mentions[:-60]
     return repl
 
@@ -203,11 +206,12 @@ def _resolve_np(tok: Any, mem: Memory, repl: dict[int, str], upto: int) -> None:
         repl[tok.i] = ante
 
 
-def _mentions_at(tok: Any) -> list[Mention]:
-    """Mentions that start at ``tok``: named entities and subject noun phrases."""
+def _mentions_at(tok: Any, ents: Sequence[Any]) -> list[Mention]:
+    """Mentions that start at ``tok``: named entities (``ents``: those starting at
+    ``tok``) and subject noun phrases."""
     out = []
-    for ent in tok.doc.ents:
-        if ent.start == tok.i and ent.label_ in ("PERSON",) + _THING_LABELS:
+    for ent in ents:
+        if ent.label_ in ("PERSON",) + _THING_LABELS:
             root = ent.root
             cat = _attr_category(root)
             text = ent.text

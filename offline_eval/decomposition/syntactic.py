@@ -1,5 +1,6 @@
 """The ``syntactic`` decomposer: clause splits on the spaCy parse, then
-decontextualisation of pronouns and short references.
+decontextualisation of pronouns and short references. ``granularity="atomic"`` splits
+further, FActScore-style (:mod:`~offline_eval.decomposition.atomic`).
 
 >>> from offline_eval.decomposition.syntactic import SyntacticDecomposer
 >>> d = SyntacticDecomposer()
@@ -14,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Sequence
 
-from offline_eval.decomposition.base import Request, SentenceClaims
+from offline_eval.decomposition import atomic
+from offline_eval.decomposition.base import GRANULARITIES, Request, SentenceClaims
 from offline_eval.decomposition.clauses import Unit, distribute, plan_units
 from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL, load_spacy
 from offline_eval.decomposition.resolve import Memory, Mention, resolve_sentence, topic_from_query
@@ -35,13 +37,23 @@ class SyntacticDecomposer:
     Args:
         spacy_model: installed spaCy package to parse with.
         max_claims: cap on claims per sentence.
+        granularity: ``"clause"`` (the guideline's clause-level claims, default) or
+            ``"atomic"`` (finer, FActScore-style; see
+            :mod:`~offline_eval.decomposition.atomic`).
+
+    Raises:
+        ValueError: for an unknown granularity.
     """
 
     name = "syntactic"
 
-    def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, max_claims: int = MAX_CLAIMS) -> None:
+    def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, max_claims: int = MAX_CLAIMS,
+                 granularity: str = "clause") -> None:
+        if granularity not in GRANULARITIES:
+            raise ValueError(f"unknown granularity {granularity!r}; valid: {', '.join(GRANULARITIES)}")
         self.spacy_model = spacy_model
         self.max_claims = max_claims
+        self.granularity = granularity
         self._nlp: Any = None
         self._topic_cache: dict[str, Mention | None] = {}
 
@@ -60,10 +72,11 @@ class SyntacticDecomposer:
     def decompose_batch(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
         """Parse all units of all requests in one spaCy stream, then decompose.
 
+        Units after a request's last target are not parsed: they can change no claim.
         Each distinct query is parsed once (and its topic cached across calls: many
         responses often answer the same question)."""
         topics = self._topics({r.query for r in requests if r.query.strip()})
-        texts = (_drop_label(t) for r in requests for t in r.sentences)
+        texts = (_drop_label(t) for r in requests for t in r.sentences[:_context_end(r)])
         docs = iter(self.nlp.pipe(texts, batch_size=256))
         return [self._one(req, docs, topics.get(req.query)) for req in requests]
 
@@ -83,7 +96,11 @@ class SyntacticDecomposer:
         mem.topic = topic
         out: list[SentenceClaims] = []
         intro, since = "", 0
+        end = _context_end(req)
         for i, text in enumerate(req.sentences):
+            if i >= end:
+                out.append(SentenceClaims(text))
+                continue
             doc = next(docs)
             repl = resolve_sentence(doc, mem)
             claims: tuple[str, ...] = ()
@@ -103,17 +120,27 @@ class SyntacticDecomposer:
             return []
         if not any(t.pos_ in ("VERB", "AUX") for t in doc):
             return [c for c in [_fragment(doc.text, previous)] if c]
-        units = plan_units(doc)
+        fine = self.granularity == "atomic"
+        units = plan_units(doc, atomic.split_point if fine else None)
         heads = {u.head for u in units}
         claims: list[str] = []
         for unit in units:
             if unit.head in unit.drop:
                 continue
+            subs = {**repl, **_flat(unit)}
             for parts in distribute(doc, _parts(doc, unit, heads), unit.head):
-                text = render(doc, parts, {**repl, **_flat(unit)})
-                if _keep(text) and text not in claims:
-                    claims.append(text)
+                for plan in atomic.atomize(doc, parts, unit.head, subs) if fine else [parts]:
+                    text = render(doc, plan, subs)
+                    if _keep(text) and text not in claims:
+                        claims.append(text)
         return claims or [tidy(doc.text)]
+
+
+def _context_end(req: Request) -> int:
+    """One past the last unit that is a target (all units when ``targets`` is None)."""
+    if req.targets is None:
+        return len(req.sentences)
+    return max(req.targets, default=-1) + 1
 
 
 def _flat(unit: Unit) -> dict[int, str]:

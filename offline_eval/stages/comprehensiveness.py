@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from offline_eval.comprehensiveness.methods import METHODS, comprehensiveness
+from offline_eval.comprehensiveness.facts import FACT_SETS
+from offline_eval.comprehensiveness.methods import DEFAULT_FACTS, METHODS, comprehensiveness
 from offline_eval.types import ResponseResult
 
 __all__ = ["Comprehensiveness"]
@@ -28,6 +29,7 @@ class Comprehensiveness:
 
     Args:
         method: ``nli`` | ``qa`` | ``direct``.
+        facts: ``vital`` (the key fact of each source that answers the query) | ``all``.
         entail: ``pairs -> P(entailment)``; default: the NLI model named by ``model``.
         decomposer: the claim decomposer that splits reference sentences into facts.
         model, backend, device, batch_size: the NLI model (as for the verify stage).
@@ -39,10 +41,13 @@ class Comprehensiveness:
 
     def __init__(self, method: str = "qa", entail: Any = None, decomposer: str = "syntactic",
                  model: str | None = None, backend: str | None = None,
-                 device: str | None = None, batch_size: int = 32) -> None:
+                 device: str | None = None, batch_size: int = 32,
+                 facts: str = DEFAULT_FACTS) -> None:
         if method not in METHODS:
             raise ValueError(f"unknown comprehensiveness method {method!r}; valid: {', '.join(METHODS)}")
-        self.method, self.decomposer = method, decomposer
+        if facts not in FACT_SETS:
+            raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
+        self.method, self.decomposer, self.facts = method, decomposer, facts
         self.model, self.backend, self.device, self.batch_size = model, backend, device, batch_size
         self._entail, self._decompose = entail, None
 
@@ -62,6 +67,7 @@ class Comprehensiveness:
 
                 self._decompose = load_decomposer(self.decomposer)
             cov = comprehensiveness(rec.item.query, [(r.id, r.text) for r in refs],
-                                    rec.item.response, self.method, self._entail, self._decompose)
+                                    rec.item.response, self.method, self._entail, self._decompose,
+                                    self.facts)
             out.append(replace(rec, comprehensiveness=cov))
         return out

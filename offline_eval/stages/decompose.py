@@ -22,7 +22,8 @@ class Decompose:
         decomposer: a :class:`~offline_eval.decomposition.base.Decomposer`, or its
             name (``"syntactic"``, ``"generative"``).
         **options: passed to :func:`~offline_eval.decomposition.base.get_decomposer`
-            when ``decomposer`` is a name (``model_dir``, ``device``, ``batch_size``).
+            when ``decomposer`` is a name (``granularity``, ``model_dir``, ``device``,
+            ``batch_size``).
     """
 
     name = "offline_eval.stages.decompose.v1"

@@ -45,8 +45,10 @@ def test_qa_wrong_answer_leaves_fact_missing():
     assert any("1843" in f.text for f in cov.missing)
 
 
-def test_off_topic_source_sentences_are_dropped_and_duplicates_merged():
-    facts = extract_facts(Q, [("a", S1), ("b", "Ada Byron published her notes on the Analytical Engine in 1843.")])
+@pytest.mark.parametrize("fact_set", ["vital", "all"])
+def test_off_topic_source_sentences_are_dropped_and_duplicates_merged(fact_set):
+    facts = [sf.fact for sf in extract_facts(Q, [("a", S1), ("b", "Ada Byron published her notes on "
+                                                 "the Analytical Engine in 1843.")], facts=fact_set)]
     texts = [f.text for f in facts]
     assert not any("London" in t for t in texts)
     merged = [f for f in facts if "1843" in f.text]

@@ -1,0 +1,218 @@
+"""The facts a response should cover: every query-relevant fact of the sources (``all``),
+or only the key facts (``vital``): per source, the one fact that answers the query.
+
+**Relevant facts.** Source sentences (decomposed into facts when a decomposer is given) that
+share a content word with the query; the others are off-topic.
+
+**Key facts** (``vital``).
+
+* *What can answer.* The query's expected answer type (:func:`expected_answer_type`) names
+  the answer-span kinds (:func:`answer_kinds`): a date or year for "when" / "what year", a
+  number for "how many", a name for "who" / "where" / "which city" / "what is the name".
+  A yes/no question puts one answer to the test, its last answer span ("3rd March" in
+  "Was X born on the 3rd March?", see :func:`polar_candidate`): its kind is the kind to
+  look for, so that each source's own answer ("3 March 1902", "13 March 1902") is
+  found. Spans the query names (other than that candidate) are never answers.
+* *Which fact.* In each source, the key fact is the relevant fact that carries such a span
+  and ranks highest by Okapi BM25 for the query, the relevant facts of all sources being the
+  collection (a word every fact shares, the topic's name, counts little; a rare one,
+  "father", much). Ties go to the fact whose answer span has more query words among its
+  three neighbours either side, then to the earlier fact. Its answer is the span with most
+  query words around it ("212" in "lined by 212 oak trees" for "how many trees line
+  it"), then one that repeats no query word (the query's topic is not its answer). A
+  query with no expected type ("How is X built?"), or a source with no fact carrying such
+  a span, takes the top BM25 fact, with no single answer span. A source without a
+  relevant fact has no key fact.
+* *Viewpoints.* Key facts with the same answer are one viewpoint, whichever sources hold
+  them; sources that answer differently are separate viewpoints ("Conflicting sources count
+  as separate viewpoints"), each of which the response must cover. A response that gives
+  both of two conflicting answers scores 1, one of them 0.5, neither 0.
+
+**Deduplication** (``all``). Facts whose content words overlap by Jaccard ≥
+:data:`DEDUP_JACCARD` are one fact, unless their answer spans differ ("In 1874, X became
+keeper" and "In 1876, X became keeper" stay two facts).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from offline_eval.audit.relevance import carries_type, content_words, expected_type
+from offline_eval.comprehensiveness.align import COMPATIBLE, neighbours, same_answer, sentences
+from offline_eval.comprehensiveness.answers import AnswerSpan, select_answers
+from offline_eval.importance.query import clean_query, expected_answer_type
+from offline_eval.types import Fact
+
+Decompose = Callable[[str, str], Sequence[str]]
+FACT_SETS = ("vital", "all")
+DEDUP_JACCARD = 0.8
+#: Expected answer type of the query -> the answer-span kinds that can carry it.
+ANSWER_KINDS: dict[str, frozenset[str]] = {
+    "date": frozenset({"date", "year"}), "quantity": frozenset({"number"}),
+    "money": frozenset({"number"}), "person": frozenset({"entity"}),
+    "place": frozenset({"entity"}), "organization": frozenset({"entity"}),
+    "work": frozenset({"entity"})}
+_NAME = re.compile(r"\bname[sd]?\b", re.IGNORECASE)
+_POLAR = re.compile(r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b",
+                    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SourceFact:
+    """A fact to cover and, for a key fact of a typed query, the span that answers it."""
+
+    fact: Fact
+    answer: AnswerSpan | None = None
+
+
+def answer_spans(query: str, fact: str) -> list[AnswerSpan]:
+    """Answer spans of ``fact`` that the query does not itself name.
+
+    >>> [s.text for s in answer_spans("When did Ada Byron publish?", "Ada Byron published in 1843.")]
+    ['1843']
+    """
+    q_low = query.lower()
+    return [s for s in select_answers(fact) if s.text.lower() not in q_low]
+
+
+def _importance(query: str, fact: str) -> str | None:
+    q = content_words(query)
+    shared = q & content_words(fact)
+    if q and not shared:
+        return None
+    kind = expected_type(query)
+    if kind:
+        return "vital" if carries_type(fact, kind) else "okay"
+    return "vital" if q and len(shared) >= len(q) / 2 else "okay"
+
+
+def _same_spans(query: str, a: str, b: str) -> bool:
+    sa, sb = answer_spans(query, a), answer_spans(query, b)
+    return all(any(same_answer(x, y.text) for y in sb) for x in sa) and \
+        all(any(same_answer(y, x.text) for x in sa) for y in sb)
+
+
+def _merge(query: str, facts: list[SourceFact], new: SourceFact) -> None:
+    toks = content_words(new.fact.text)
+    for i, old in enumerate(facts):
+        if new.answer is not None and old.answer is not None:
+            dup = same_answer(old.answer, new.answer.text) and \
+                same_answer(new.answer, old.answer.text)
+        else:
+            o = content_words(old.fact.text)
+            dup = bool(toks) and len(toks & o) / len(toks | o) >= DEDUP_JACCARD and \
+                _same_spans(query, old.fact.text, new.fact.text)
+        if dup:
+            ids = tuple(sorted(set(old.fact.source_ids) | set(new.fact.source_ids)))
+            facts[i] = SourceFact(Fact(old.fact.text, ids, old.fact.importance), old.answer)
+            return
+    facts.append(new)
+
+
+def terms(text: str) -> set[str]:
+    """Content words for matching facts to a query: :func:`content_words` with possessives
+    dropped and a few more English endings folded ("-i" to "-y", "-ed", a final "e"), so
+    "Varde's" meets "Varde", "died" meets "die" and "married" meets "marry".
+
+    >>> terms("Did Varde's father die or marry?") == terms("Varde father died married")
+    True
+    """
+    out = set()
+    for w in content_words(re.sub(r"['’]s?\b", "", text)):
+        w = w[:-1] + "y" if w.endswith("i") else w
+        w = w[:-2] if w.endswith("ed") and len(w) > 3 else w
+        out.add(w[:-1] if w.endswith("e") and len(w) > 2 else w)
+    return out
+
+
+def polar_candidate(query: str) -> AnswerSpan | None:
+    """The answer a yes/no question puts to the test: its last answer span, unless that is
+    its first one (a yes/no question names its subject first).
+
+    >>> polar_candidate("Was Jon Varde born on the 3rd March?").text
+    '3rd March'
+    >>> polar_candidate("Is the Varn lamp painted red?") is None
+    True
+    """
+    if not _POLAR.match(clean_query(query)):
+        return None
+    spans = select_answers(query)
+    return spans[-1] if len(spans) > 1 else None
+
+
+def answer_kinds(query: str) -> frozenset[str] | None:
+    """The answer-span kinds that can answer ``query``, None when any can.
+
+    >>> sorted(answer_kinds("When was Jon Varde born?")), sorted(answer_kinds("What is his birth name?"))
+    (['date', 'year'], ['entity'])
+    >>> sorted(answer_kinds("Did Jon Varde die in Bergen?"))
+    ['entity']
+    """
+    candidate = polar_candidate(query)
+    if candidate is not None:
+        return frozenset(COMPATIBLE[candidate.kind])
+    kind = expected_answer_type(query)
+    if kind is None and _NAME.search(query):
+        return ANSWER_KINDS["person"]
+    return ANSWER_KINDS.get(kind or "")
+
+
+def _bm25(query: str, facts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    """Okapi BM25 of each fact for the query, the facts being the collection: a query word
+    that most facts share (the topic's name) counts little, a rare one ("father") much,
+    and long facts are not favoured for holding more words."""
+    q = terms(query)
+    docs = [terms(f) for f in facts]
+    n = len(docs)
+    avg = sum(map(len, docs)) / n if n else 0.0
+    idf = {w: math.log(1 + (n - df + 0.5) / (df + 0.5))
+           for w in q for df in [sum(w in d for d in docs)]}
+    return [sum(idf[w] * (1 + k1) / (1 + k1 * (1 - b + b * len(d) / (avg or 1)))
+                for w in q & d) for d in docs]
+
+
+def _answer(q: set[str], named: str, fact: str,
+            kinds: frozenset[str] | None) -> tuple[int, int, AnswerSpan | None]:
+    """Whether ``fact`` can answer the query (2: carries a span of the expected kind; 1: the
+    query expects none; 0: it carries none), the query terms ``q`` next to its answer span,
+    and that span. Spans that ``named`` (the query less a yes/no candidate) names are not
+    answers."""
+    typed = [s for s in answer_spans(named, fact) if kinds and s.kind in kinds]
+    if not typed:
+        return (0 if kinds else 1), 0, None
+    near = [len(q & terms(" ".join(neighbours(fact, s.start, s.end)))) for s in typed]
+    repeats = [bool(q & terms(s.text)) for s in typed]
+    best = max(range(len(typed)), key=lambda i: (near[i], not repeats[i], -i))
+    return 2, near[best], typed[best]
+
+
+def extract_facts(query: str, sources: Sequence[tuple[str, str]],
+                  decompose: Decompose | None = None, facts: str = "vital") -> list[SourceFact]:
+    """The facts of ``(source_id, text)`` sources that a response should cover."""
+    if facts not in FACT_SETS:
+        raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
+    pool: list[tuple[str, str, str]] = []  # source id, fact, importance
+    for sid, text in sources:
+        for sent in sentences(text):
+            for fact in (decompose(query, sent) if decompose else [sent]):
+                imp = _importance(query, fact)
+                if imp is not None:
+                    pool.append((sid, fact, imp))
+    out: list[SourceFact] = []
+    if facts == "all":
+        for sid, fact, imp in pool:
+            _merge(query, out, SourceFact(Fact(fact, (sid,), imp)))
+        return out
+    kinds, candidate, q = answer_kinds(query), polar_candidate(query), terms(query)
+    named = query.replace(candidate.text, " ") if candidate else query
+    relevance = _bm25(query, [f for _, f, _ in pool])
+    best: dict[str, tuple[tuple[int, float, int], str, AnswerSpan | None]] = {}
+    for (sid, fact, _), rel in zip(pool, relevance):
+        level, near, span = _answer(q, named, fact, kinds)
+        if sid not in best or (level, rel, near) > best[sid][0]:
+            best[sid] = ((level, rel, near), fact, span)
+    for sid, (_, fact, span) in best.items():
+        _merge(query, out, SourceFact(Fact(fact, (sid,), "vital"), span))
+    return out

@@ -1,0 +1,74 @@
+"""The spaCy loader's speed-ups give spaCy's own annotations (sentences written for these
+tests, chosen to hit the attribute ruler's multi-token, dependency and whitespace rules)."""
+from __future__ import annotations
+
+import pytest
+
+from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL, load_spacy
+from offline_eval.decomposition.ruler import FastRuler
+
+TEXTS = [
+    "There is a harbour in Varn, and there are two ferries.",
+    "It's gonna rain; y'all ain't ready, so let's go home.  We got ta leave\n\nnow.",
+    "I'd have said it. She'd gone. What'd you do? He has had it, didn't he?",
+    "Something happened to everyone, and nobody saw anything at all.",
+    "The well-known painter, who was born in 1901, didn't paint landscapes.",
+    "  \t Mixed   spacing\n- and a bullet",
+    "",
+    "Ok",
+]
+
+
+@pytest.fixture(scope="module")
+def pristine():
+    spacy = pytest.importorskip("spacy")
+    return spacy.load(DEFAULT_SPACY_MODEL)
+
+
+def annotations(doc):
+    return [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_, t.head.i, t.ent_iob_,
+             t.ent_type_) for t in doc]
+
+
+def test_parse_pipeline_matches_spacy(pristine):
+    ours = load_spacy(mode="parse")
+    assert [annotations(d) for d in ours.pipe(TEXTS)] == [annotations(d) for d in pristine.pipe(TEXTS)]
+
+
+def test_fast_ruler_returns_the_matchers_matches(pristine):
+    ruler = pristine.get_pipe("attribute_ruler")
+    from spacy.attrs import DEP, IS_SPACE, LOWER, TAG
+
+    fast = FastRuler(ruler.patterns, ruler.vocab.strings, [TAG, LOWER, DEP, IS_SPACE], ruler.attrs)
+    before = [n for n in pristine.pipe_names[:pristine.pipe_names.index("attribute_ruler")]]
+    with pristine.select_pipes(enable=before):
+        docs = list(pristine.pipe(TEXTS))
+    for doc in docs:
+        assert fast.match(doc) == ruler.match(doc)
+
+
+def test_unsupported_patterns_leave_the_ruler_alone():
+    spacy = pytest.importorskip("spacy")
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("attribute_ruler")
+    ruler.add([[{"LOWER": "big", "OP": "+"}]], {"TAG": "JJ"})
+    original = ruler.match
+    assert FastRuler.install(ruler) is False and ruler.match == original
+
+
+def test_split_mode_shares_vocab_and_tokenizer():
+    split, parse = load_spacy(mode="split"), load_spacy(mode="parse")
+    assert split.vocab is parse.vocab and split.tokenizer is parse.tokenizer
+    assert "parser" not in split.pipe_names and "senter" in split.pipe_names
+
+
+def test_units_after_the_last_target_are_not_needed():
+    from offline_eval.decomposition.syntactic import SyntacticDecomposer
+
+    d = SyntacticDecomposer()
+    units = ["Ada Lovelace was a mathematician.", "She wrote the first program.",
+             "Would you like to know more?"]
+    full = d.decompose("", units)
+    some = d.decompose("", units, targets=[1])
+    assert some[1] == full[1] and some[0].claims == () and some[2].claims == ()
+    assert some[2].sentence == units[2]
