@@ -117,13 +117,9 @@ class ImportanceRanker:
         if self._embedder is None:
             from offline_eval.runners.embedding import shared_embedder
             self._embedder = shared_embedder(**self._runtime)
-        if self._nlp is None:
-            import spacy
-            try:
-                self._nlp = spacy.load(SPACY_MODEL)
-            except OSError as exc:
-                raise ModelError(f"spaCy model {SPACY_MODEL!r} is not installed; install the "
-                                 "'models' extra") from exc
+        if self._nlp is None:  # the decomposer's pipeline, loaded once (same outputs as spacy.load)
+            from offline_eval.decomposition.nlp import load_spacy
+            self._nlp = load_spacy(SPACY_MODEL, mode="parse")
         return self._embedder, self._nlp
 
     def features(self, requests: Sequence[RankRequest]) -> list[np.ndarray]:

@@ -5,6 +5,7 @@ All regex-based and deterministic, so they run anywhere (no spaCy needed).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 STOPWORDS = frozenset("""a an the and or but if then than that this these those is are was were be been being
 am has have had do does did of in on at to for from by with as into onto about over under after before
@@ -66,16 +67,18 @@ def _norm(w: str) -> str:
     return w
 
 
-def content_words(text: str) -> set[str]:
+@lru_cache(maxsize=65536)  # evidence windows recur across the claims of a batch
+def content_words(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed non-stopwords.
 
     >>> sorted(content_words("The cats were born in Paris"))
     ['born', 'cat', 'pari']
     """
-    return {_norm(t) for t in tokens(text) if t.lower() not in STOPWORDS and len(t) > 1}
+    return frozenset(_norm(t) for t in tokens(text) if t.lower() not in STOPWORDS and len(t) > 1)
 
 
-def entities(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def entities(text: str) -> frozenset[str]:
     """Capitalised words that are not sentence-initial stopwords (a cheap NER stand-in).
 
     >>> sorted(entities("The band played in Berlin with Nick Cave."))
@@ -85,10 +88,11 @@ def entities(text: str) -> set[str]:
     for t in tokens(text):
         if t[0].isupper() and t.lower() not in STOPWORDS and t.lower() not in MONTHS:
             out.add(_norm(t))
-    return out
+    return frozenset(out)
 
 
-def numbers_dates(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def numbers_dates(text: str) -> frozenset[str]:
     """Numbers (commas removed) and month names.
 
     >>> sorted(numbers_dates("On 3 May 1990 it sold 1,200 copies."))
@@ -100,4 +104,4 @@ def numbers_dates(text: str) -> set[str]:
             out.add(t.replace(",", "").rstrip("."))
         elif t.lower() in MONTHS:
             out.add(t.lower()[:3] if t.lower() != "may" else "may")
-    return out
+    return frozenset(out)

@@ -17,6 +17,7 @@ from offline_eval.nli.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
 
 EvidenceLike = "str | Evidence"
+_CACHE_MAX = 50_000  # remembered token counts / chunkings before the memo is cleared
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,30 @@ class Verifier:
         others = [i for i, l in enumerate(self.labels) if i not in (self._ent, self._con)]
         self._neutral = np.zeros(len(self.labels))
         self._neutral[others[0] if others else self._ent] = 1.0 if others else 0.0
-        self._count = getattr(runner, "token_lengths", approx_tokens)
+        self._count_raw = getattr(runner, "token_lengths", approx_tokens)
+        self._lengths: dict[str, int] = {}  # token counts: passages recur across claims
+        self._chunks: dict[tuple[str, int], list[str]] = {}
         self._max_len = int(getattr(runner, "max_length", 512))
         overhead = getattr(runner, "pair_overhead", None)
         self._overhead = int(overhead()) if callable(overhead) else 3
+
+    def _count(self, texts: Sequence[str]) -> list[int]:
+        """Token counts, remembered per text (bounded)."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._lengths))
+        if todo:
+            if len(self._lengths) > _CACHE_MAX:
+                self._lengths.clear()
+            self._lengths.update(zip(todo, self._count_raw(todo)))
+        return [self._lengths[t] for t in texts]
+
+    def _windows(self, passage: str, budget: int) -> list[str]:
+        """:func:`chunk_text` of a passage, remembered per (passage, budget) (bounded)."""
+        key = (passage, budget)
+        if key not in self._chunks:
+            if len(self._chunks) > _CACHE_MAX:
+                self._chunks.clear()
+            self._chunks[key] = chunk_text(passage, budget, self._count)
+        return self._chunks[key]
 
     def classify_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[dict[str, float]]:
         """Label probabilities for (premise, hypothesis) pairs, as dicts."""
@@ -91,7 +112,7 @@ class Verifier:
                                        split_clauses(claim, cfg.min_clause_words)) if c.strip()]
                 units += clauses if len(clauses) > 1 else []
             budget = max(32, self._max_len - self._overhead - max(self._count(units)) - 2)
-            windows = [chunk_text(p, budget, self._count) for p in passages]
+            windows = [self._windows(p, budget) for p in passages]
             plans.append((units, windows))
             for ui, u in enumerate(units):
                 keep = self._select_windows(u, windows)
