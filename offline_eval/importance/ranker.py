@@ -14,6 +14,7 @@ import numpy as np
 
 from offline_eval.errors import ModelError
 from offline_eval.importance.combiner import Combiner, cut_by_rank
+from offline_eval.importance.ensemble import EnsembleCombiner, load_combiner
 from offline_eval.importance.features import FEATURES, QueryView, response_features
 from offline_eval.importance.query import clean_query, expected_answer_type
 
@@ -81,7 +82,9 @@ class ImportanceRanker:
     """Ranks claims against a query with classical signals and a JSON combiner.
 
     Args:
-        model_dir: folder holding ``combiner.json``; defaults to :func:`default_model_dir`.
+        model_dir: folder holding ``combiner.json`` (one linear combiner or an ensemble,
+            see :func:`~offline_eval.importance.ensemble.load_combiner`); defaults to
+            :func:`default_model_dir`.
         embedder: a runner mapping texts to unit vectors; defaults to all-MiniLM-L6-v2
             loaded on first use by :func:`~offline_eval.runners.embedding.load_embedder`
             with ``backend``, ``device`` and ``precision``.
@@ -94,12 +97,13 @@ class ImportanceRanker:
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
-                 nlp: Any = None, combiner: Combiner | None = None, backend: str | None = None,
+                 nlp: Any = None, combiner: Combiner | EnsembleCombiner | None = None,
+                 backend: str | None = None,
                  device: str | None = None, precision: str | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
             check_manifest(folder)
-            combiner = Combiner.load(folder / COMBINER_FILE)
+            combiner = load_combiner(folder / COMBINER_FILE)
         self.combiner = combiner
         if self.combiner.features != FEATURES:
             raise ModelError(f"combiner was fitted on features {self.combiner.features}, "
