@@ -34,7 +34,6 @@ keeper" and "In 1876, X became keeper" stay two facts).
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -43,6 +42,7 @@ from offline_eval.audit.relevance import carries_type, content_words, expected_t
 from offline_eval.comprehensiveness.align import COMPATIBLE, neighbours, same_answer, sentences
 from offline_eval.comprehensiveness.answers import AnswerSpan, select_answers
 from offline_eval.importance.query import clean_query, expected_answer_type
+from offline_eval.index.bm25 import BM25Index, BM25Params
 from offline_eval.types import Fact
 
 Decompose = Callable[[str, str], Sequence[str]]
@@ -159,18 +159,21 @@ def answer_kinds(query: str) -> frozenset[str] | None:
     return ANSWER_KINDS.get(kind or "")
 
 
-def _bm25(query: str, facts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
-    """Okapi BM25 of each fact for the query, the facts being the collection: a query word
-    that most facts share (the topic's name) counts little, a rare one ("father") much,
-    and long facts are not favoured for holding more words."""
-    q = terms(query)
-    docs = [terms(f) for f in facts]
-    n = len(docs)
-    avg = sum(map(len, docs)) / n if n else 0.0
-    idf = {w: math.log(1 + (n - df + 0.5) / (df + 0.5))
-           for w in q for df in [sum(w in d for d in docs)]}
-    return [sum(idf[w] * (1 + k1) / (1 + k1 * (1 - b + b * len(d) / (avg or 1)))
-                for w in q & d) for d in docs]
+#: BM25 over the relevant facts of one item's sources: Lucene's idf and k1, since a
+#: collection of a handful of facts gives Okapi's idf a negative value (floored to one
+#: constant) for every word in more than half of them.
+BM25_PARAMS = BM25Params(k1=1.2, b=0.75, idf="lucene")
+
+
+def _bm25(query: str, facts: Sequence[str]) -> list[float]:
+    """BM25 of each fact for the query, the facts being the collection (the project's
+    :class:`~offline_eval.index.bm25.BM25Index` with :data:`BM25_PARAMS`; binary term
+    counts): a query word that most facts share (the topic's name) counts little, a rare
+    one ("father") much, and long facts are not favoured for holding more words."""
+    docs = [sorted(terms(f)) for f in facts]
+    if not any(docs):
+        return [0.0] * len(docs)
+    return BM25Index.build(docs, BM25_PARAMS).scores(sorted(terms(query))).tolist()
 
 
 def _answer(q: set[str], named: str, fact: str,

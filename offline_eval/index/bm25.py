@@ -32,11 +32,18 @@ from offline_eval.errors import InputError
 
 @dataclass(frozen=True)
 class BM25Params:
-    """rank_bm25's defaults."""
+    """rank_bm25's defaults.
+
+    ``idf``: ``"okapi"`` (rank_bm25's ``BM25Okapi``: ``log((N - df + 0.5) / (df + 0.5))``,
+    floored at ``epsilon`` times the mean idf where negative) or ``"lucene"``
+    (``log(1 + (N - df + 0.5) / (df + 0.5))``, never negative: Lucene's, for collections
+    of a handful of documents, where most shared words would otherwise hit the floor).
+    """
 
     k1: float = 1.5
     b: float = 0.75
     epsilon: float = 0.25
+    idf: str = "okapi"
 
 
 class BM25Builder:
@@ -79,9 +86,14 @@ class BM25Builder:
         tf = csc.data.astype(np.float64)
         weights = tf * (p.k1 + 1) / (tf + norm[csc.indices])
         df = np.diff(csc.indptr)
-        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
-        average_idf = float(idf.mean())
-        idf[idf < 0] = p.epsilon * average_idf
+        if p.idf == "lucene":
+            idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        elif p.idf == "okapi":
+            idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+            average_idf = float(idf.mean())
+            idf[idf < 0] = p.epsilon * average_idf
+        else:
+            raise ValueError(f"unknown idf {p.idf!r}; valid: okapi, lucene")
         return BM25Index(dict(self.vocab), csc.indptr.astype(np.int64), csc.indices.astype(np.int32),
                          weights, idf, doc_len.astype(np.int32), p, avgdl)
 

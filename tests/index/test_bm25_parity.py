@@ -123,3 +123,23 @@ def test_larger_random_corpus_with_zipf_terms():
     for _ in range(20):
         query = list(vocab[np.minimum(rng.zipf(1.3, 6), 2000) - 1])
         assert_parity(corpus, query)
+
+
+def test_lucene_idf_is_never_negative_and_follows_its_formula():
+    import math
+
+    from offline_eval.index.bm25 import BM25Index, BM25Params
+
+    docs = [["a", "b"], ["a", "c"], ["a", "b", "d"]]
+    index = BM25Index.build(docs, BM25Params(k1=1.2, b=0.75, idf="lucene"))
+    want = {t: math.log(1 + (3 - df + 0.5) / (df + 0.5)) for t, df in (("a", 3), ("b", 2), ("c", 1))}
+    for term, value in want.items():
+        assert abs(index.idf[index.vocab[term]] - value) < 1e-12 and value > 0
+    okapi = BM25Index.build(docs)  # rank_bm25's: "a", in every document, gets the epsilon floor
+    assert okapi.idf[okapi.vocab["a"]] < index.idf[index.vocab["a"]]
+    try:
+        BM25Index.build(docs, BM25Params(idf="tfidf"))
+    except ValueError as exc:
+        assert "tfidf" in str(exc)
+    else:
+        raise AssertionError("an unknown idf must be refused")
