@@ -169,7 +169,7 @@ def main() -> int:
              for m, f, a, b, e, o, rs, s, c in table + ([sensitivity] if sensitivity else [])]
     verdict = (f"met by {best[3] - TARGET:+.3f}" if best[3] >= TARGET
                else f"missed by {TARGET - best[3]:.3f}")
-    text += ["", f"**Fact set.** On the even rows the best method scores a balanced accuracy of "
+    text += ["", "**Fact set.** On the even rows the best method scores a balanced accuracy of "
                  + ", ".join(f"{v:.3f} with `{f}`" for f, v in sorted(best_even.items()))
                  + f", so `{chosen}` is the better set (the library default is `{DEFAULT_FACTS}`); "
                  f"on the odd rows, not used for the choice, `{best[0]}` with `{chosen}` scores "

@@ -125,11 +125,15 @@ class Combiner:
 
     @classmethod
     def load(cls, path: str | Path) -> "Combiner":
-        p = Path(path)
-        if not p.is_file():
-            raise ModelError(f"no combiner at {p}")
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ModelError(f"bad combiner JSON at {p}: {exc}") from None
-        return cls.from_json(data)
+        return cls.from_json(read_json(path))
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON of a combiner file; ModelError when it is missing or not JSON."""
+    p = Path(path)
+    if not p.is_file():
+        raise ModelError(f"no combiner at {p}")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"bad combiner JSON at {p}: {exc}") from None

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.importance.combiner import HUMAN_PROPORTIONS, Combiner
+from offline_eval.importance.combiner import HUMAN_PROPORTIONS, Combiner, read_json
 from offline_eval.importance.selection import GRID, FitConfig, Labelled, fit
 
 KIND = "ensemble-rank-cut"
@@ -92,13 +92,7 @@ def load_combiner(path: str | Path) -> Combiner | EnsembleCombiner:
     Raises:
         ModelError: the file is missing, not JSON, or not a valid combiner.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise ModelError(f"no combiner at {p}")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"bad combiner JSON at {p}: {exc}") from None
+    data = read_json(path)
     if isinstance(data, dict) and data.get("kind") == KIND:
         return EnsembleCombiner.from_json(data)
     return Combiner.from_json(data)
