@@ -154,10 +154,9 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int = 1) -> list[str
     Wall-clock rates on a shared box depend on what else runs, so each rate is also
     given per CPU-second of this process (all threads): a load-independent cost.
     """
-    import spacy
-
+    from offline_eval.decomposition.nlp import load_spacy
     from offline_eval.importance.ranker import SPACY_MODEL
-    nlp = spacy.load(SPACY_MODEL)
+    nlp = load_spacy(SPACY_MODEL, mode="parse")  # the pipeline the rank stage runs
     reqs = [RankRequest(r.query, r.claims, r.sentence_index) for r in rs]
     n = sum(len(r.claims) for r in rs)
     texts = [r.query for r in rs] + [c for r in rs for c in r.claims]

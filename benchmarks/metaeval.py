@@ -24,7 +24,7 @@ Run: ``python benchmarks/metaeval.py [--parts vital,factcheck,synthetic] [--limi
 from __future__ import annotations
 
 import argparse
-import hashlib
+import functools
 import os
 import platform
 import sys
@@ -220,10 +220,17 @@ def agreement(settings: Mapping[str, list[Any]], setting: str, label: str,
 
 # ---------------------------------------------------------------- 2. Factcheck-GPT
 
+@functools.lru_cache(maxsize=1)
+def _nli_recipe() -> Any:
+    from verifier import recipe_data  # models/recipes/nli_minilm/data.py, loaded once
+    return recipe_data()
+
+
 def fc_heldout(claim: str) -> bool:
-    """The 30% of Factcheck-GPT claims the NLI model never trained on (the recipe's split:
-    ``models/recipes/nli_minilm/data.py``)."""
-    return int(hashlib.sha256(("fc" + claim).encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < 0.3
+    """The 30% of Factcheck-GPT claims the NLI model never trained on (the recipe's own
+    split)."""
+    recipe = _nli_recipe()
+    return recipe._bucket("fc" + claim) < recipe.FCGPT_HELDOUT_FRACTION
 
 
 def part_factcheck(models: Models, limit: int, facts: dict[str, Any]) -> list[str]:
@@ -390,7 +397,7 @@ def part_synthetic(models: Models, wiki_n: int, facts: dict[str, Any]) -> list[s
     from offline_eval.metaeval.synthetic import VariantGenerator
     from offline_eval.types import ResponseResult
 
-    gen = VariantGenerator(seed=0)
+    gen = VariantGenerator(seed=0, ranker=models.stages["rank"].ranker)  # the score pipeline's
     keys = ("vital_recall", *PREC, "vital_rlp", "vital_rlr")
     lines = ["### 3. Synthetic VitalErrors (`offline_eval/metaeval/synthetic.py`, seed 0)", "",
              "From each normal answer: **missing** drops the sentence holding the top-ranked claim "

@@ -58,14 +58,15 @@ _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _WORD_VALUE = {**{w: i + 1 for i, w in enumerate(_ONES)}, **{w: i + 10 for i, w in enumerate(_TEENS)},
                **{w: 20 + 10 * i for i, w in enumerate(_TENS)}}
-# "one" is left out: "one of the largest" is not a count
-_NUMBER_WORD = re.compile(
+#: Number words from two to ninety-nine ("one" is left out: "one of the largest" is not a
+#: count); also used by the comprehensiveness answer spans.
+NUMBER_WORD = re.compile(
     rf"\b((?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES[1:])})\b",
     re.IGNORECASE)
 _ORDINAL_WORDS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
                   "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
                   "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
-_WORD_OR_ORDINAL = re.compile(rf"{_NUMBER_WORD.pattern}|\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
+_WORD_OR_ORDINAL = re.compile(rf"{NUMBER_WORD.pattern}|\b({'|'.join(_ORDINAL_WORDS)})\b", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _CENTURY = re.compile(r"[\s-]*century\b", re.IGNORECASE)
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

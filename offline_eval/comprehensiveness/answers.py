@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from offline_eval.audit.quantities import NUMBER_WORD
+
 MASK = "___"
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
            "December")
@@ -21,11 +23,6 @@ _DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|"
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _NUMBER = re.compile(r"(?:[$€£])?\b\d[\d,]*(?:\.\d+)?\b(?:\s*(?:%|percent|million|billion|"
                      r"thousand|km|kilometres|kilometers|metres|meters|miles|feet|kg|years))?")
-_ONES = "two|three|four|five|six|seven|eight|nine"
-_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-# "one" is left out: "one of the largest" is not a count
-_NUMBER_WORD = re.compile(rf"\b(?:(?:{_TENS})(?:[- ](?:{_ONES}))?|ten|eleven|twelve|(?:thir|four|fif|"
-                          rf"six|seven|eigh|nine)teen|{_ONES})\b", re.IGNORECASE)
 _ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\.[A-Z][\w'’-]*)*(?:\s+(?:(?:of|the|de|da|van|von|la|le)\s+)?[A-Z][\w'’-]*)*")
 _STOP_ENTITY = frozenset({"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "This",
                           "That", "These", "Those", "His", "Her", "Its", "Their", "However",
@@ -64,7 +61,7 @@ def select_answers(fact: str, nlp: Any = None) -> list[AnswerSpan]:
         add(m.start(), m.end(), "year")
     for m in _NUMBER.finditer(fact):
         add(m.start(), m.end(), "number")
-    for m in _NUMBER_WORD.finditer(fact):
+    for m in NUMBER_WORD.finditer(fact):
         add(m.start(), m.end(), "number")
     if nlp is not None:
         for ent in nlp(fact).ents:

@@ -165,7 +165,7 @@ def answer_kinds(query: str) -> frozenset[str] | None:
 BM25_PARAMS = BM25Params(k1=1.2, b=0.75, idf="lucene")
 
 
-def _bm25(query: str, facts: Sequence[str]) -> list[float]:
+def _bm25(query: str, facts: Sequence[str], params: BM25Params = BM25_PARAMS) -> list[float]:
     """BM25 of each fact for the query, the facts being the collection (the project's
     :class:`~offline_eval.index.bm25.BM25Index` with :data:`BM25_PARAMS`; binary term
     counts): a query word that most facts share (the topic's name) counts little, a rare
@@ -173,7 +173,7 @@ def _bm25(query: str, facts: Sequence[str]) -> list[float]:
     docs = [sorted(terms(f)) for f in facts]
     if not any(docs):
         return [0.0] * len(docs)
-    return BM25Index.build(docs, BM25_PARAMS).scores(sorted(terms(query))).tolist()
+    return BM25Index.build(docs, params).scores(sorted(terms(query))).tolist()
 
 
 def _answer(q: set[str], named: str, fact: str,
@@ -192,8 +192,10 @@ def _answer(q: set[str], named: str, fact: str,
 
 
 def extract_facts(query: str, sources: Sequence[tuple[str, str]],
-                  decompose: Decompose | None = None, facts: str = "vital") -> list[SourceFact]:
-    """The facts of ``(source_id, text)`` sources that a response should cover."""
+                  decompose: Decompose | None = None, facts: str = "vital",
+                  bm25: BM25Params = BM25_PARAMS) -> list[SourceFact]:
+    """The facts of ``(source_id, text)`` sources that a response should cover (``bm25``:
+    the BM25 settings that pick each source's key fact)."""
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     pool: list[tuple[str, str, str]] = []  # source id, fact, importance
@@ -210,7 +212,7 @@ def extract_facts(query: str, sources: Sequence[tuple[str, str]],
         return out
     kinds, candidate, q = answer_kinds(query), polar_candidate(query), terms(query)
     named = query.replace(candidate.text, " ") if candidate else query
-    relevance = _bm25(query, [f for _, f, _ in pool])
+    relevance = _bm25(query, [f for _, f, _ in pool], bm25)
     best: dict[str, tuple[tuple[int, float, int], str, AnswerSpan | None]] = {}
     for (sid, fact, _), rel in zip(pool, relevance):
         level, near, span = _answer(q, named, fact, kinds)

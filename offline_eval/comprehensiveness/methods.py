@@ -34,8 +34,9 @@ import numpy as np
 
 from offline_eval.comprehensiveness.align import (answer_question, same_answer, sentences,
                                                   stated_answers)
-from offline_eval.comprehensiveness.facts import (FACT_SETS, Decompose, SourceFact, answer_spans,
-                                                  extract_facts)
+from offline_eval.comprehensiveness.facts import (BM25_PARAMS, FACT_SETS, Decompose, SourceFact,
+                                                  answer_spans, extract_facts)
+from offline_eval.index.bm25 import BM25Params
 from offline_eval.types import Coverage, Fact
 
 Entail = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
@@ -93,13 +94,14 @@ def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,
 
 def comprehensiveness(query: str, sources: Sequence[tuple[str, str]], response: str,
                       method: str, entail: Entail, decompose: Decompose | None = None,
-                      facts: str = DEFAULT_FACTS) -> Coverage:
-    """Coverage of the sources' facts (``facts``: ``vital`` | ``all``) by ``response``."""
+                      facts: str = DEFAULT_FACTS, bm25: BM25Params = BM25_PARAMS) -> Coverage:
+    """Coverage of the sources' facts (``facts``: ``vital`` | ``all``; ``bm25``: see
+    :func:`~offline_eval.comprehensiveness.facts.extract_facts`) by ``response``."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
-    found = extract_facts(query, sources, None if method == "direct" else decompose, facts)
+    found = extract_facts(query, sources, None if method == "direct" else decompose, facts, bm25)
     if not found:
         return Coverage(method, None, reason="the sources hold no fact relevant to the query")
     plain = [sf.fact for sf in found]

@@ -81,7 +81,7 @@ class GenerativeDecomposer:
             from offline_eval.modelstore import MANIFEST, verify_model
             from offline_eval.runners.causal import CausalLMRunner
 
-            if (path / MANIFEST).is_file():
+            if model_dir is None or (path / MANIFEST).is_file():  # the shipped one must have it
                 verify_model(path)
             return cls(CausalLMRunner(path, device=device, batch_size=batch_size), fallback)
         from offline_eval.runners.seq2seq import Seq2SeqRunner

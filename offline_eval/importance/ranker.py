@@ -55,16 +55,17 @@ class RankRequest:
     sentence_index: tuple[int, ...] | None = None
 
 
-def check_manifest(folder: Path) -> None:
-    """Check every file of ``folder`` against its ``manifest.json`` when there is one (the
-    model store's manifest, as for every shipped model).
+def check_manifest(folder: Path, required: bool = False) -> None:
+    """Check every file of ``folder`` against its ``manifest.json`` (the model store's
+    manifest, as for every shipped model); without one, refuse the folder when
+    ``required`` (the shipped ranker), else accept it (a combiner you fitted yourself).
 
     Raises:
-        ModelError: a listed file is missing or its sha256 differs.
+        ModelError: no manifest when required, or a listed file is missing or differs.
     """
     from offline_eval.modelstore import MANIFEST, verify_model
 
-    if (folder / MANIFEST).is_file():
+    if required or (folder / MANIFEST).is_file():
         verify_model(folder)
 
 
@@ -102,7 +103,7 @@ class ImportanceRanker:
                  device: str | None = None, precision: str | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
-            check_manifest(folder)
+            check_manifest(folder, required=model_dir is None)
             combiner = load_combiner(folder / COMBINER_FILE)
         self.combiner = combiner
         if self.combiner.features != FEATURES:

@@ -65,16 +65,25 @@ def _human(text: Any, rid: str) -> Reference | None:
     return Reference(rid, body, link.group(1) if link else None) if body else None
 
 
-def parse_row(row: Mapping[str, Any], line: int) -> FactcheckResponse:
-    """One ``benchmark.jsonl`` row; the response id is ``fc<line>``."""
+def parse_row(row: Mapping[str, Any], line: int, path: str | None = None) -> FactcheckResponse:
+    """One ``benchmark.jsonl`` row; the response id is ``fc<line>``.
+
+    Raises:
+        InputError: naming ``path:line`` and the field, for a malformed ``sentences``.
+    """
     rid = f"fc{line}"
     claims: list[FactcheckClaim] = []
     pooled: dict[str, Reference] = {}
     sentences = row.get("sentences")
     if not isinstance(sentences, Mapping):
-        raise InputError("expected an object", line=line, field="sentences")
+        raise InputError("expected an object", path=path, line=line, field="sentences")
     for key, sent in sentences.items():
+        if not isinstance(sent, Mapping):
+            raise InputError("expected an object", path=path, line=line, field=f"sentences.{key}")
         texts = sent.get("claims") or []
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise InputError("expected a list of strings", path=path, line=line,
+                             field=f"sentences.{key}.claims")
         labels = sent.get("claims_factuality_label") or [None] * len(texts)
         human = sent.get("human_evidence") or [None] * len(texts)
         auto = sent.get("auto_evidence") or [[] for _ in texts]
@@ -95,4 +104,4 @@ def parse_row(row: Mapping[str, Any], line: int) -> FactcheckResponse:
 
 def read_factcheck(path: str | os.PathLike[str]) -> list[FactcheckResponse]:
     """Every row of ``benchmark.jsonl``."""
-    return [parse_row(row, line) for line, row in read_jsonl(path)]
+    return [parse_row(row, line, str(path)) for line, row in read_jsonl(path)]

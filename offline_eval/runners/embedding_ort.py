@@ -43,9 +43,8 @@ class OnnxEmbeddingRunner(TextEmbedder):
             raise ModelError(f"{path}: no {ONNX_FILES[precision]} (or config.json) for the onnx "
                              "embedding backend; run `offline-eval models export-embedding`"
                              + (" (without --no-int8)" if precision == "int8" else ""))
-        if (path / "manifest.json").is_file():
-            from offline_eval.modelstore import verify_model
-            verify_model(path)
+        from offline_eval.modelstore import verify_model
+        verify_model(path)  # `models export-embedding` always writes the manifest
         providers = providers_for(device, ort.get_available_providers())
         opts = ort.SessionOptions()
         if threads:

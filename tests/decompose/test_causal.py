@@ -180,3 +180,6 @@ def test_a_tampered_gguf_base_is_refused(tmp_path):
     base.write_bytes(b"GGUF weights, altered")
     with pytest.raises(ModelError, match="sha256 mismatch"):
         check_base(tmp_path, base)
+    (tmp_path / MANIFEST).write_text(json.dumps({"files": {}}))  # nothing to check it against
+    with pytest.raises(ModelError, match="records no base_sha256"):
+        check_base(tmp_path, base)

@@ -58,7 +58,18 @@ def tiny_onnx(tiny_model, tmp_path_factory):
     written = export_embedding_onnx(tiny_model, dest, quantize=True)
     assert [p.relative_to(dest).as_posix() for p in written] == ["onnx/model.onnx",
                                                                 "onnx/model.int8.onnx"]
+    from offline_eval.modelstore import write_manifest
+    write_manifest(dest, name="tiny-bert-onnx")  # as `models export-embedding` does
     return dest
+
+
+def test_an_export_without_its_manifest_is_refused(tiny_onnx, tmp_path):
+    import shutil
+    bare = tmp_path / "bare"
+    shutil.copytree(tiny_onnx, bare)
+    (bare / "manifest.json").unlink()
+    with pytest.raises(ModelError, match="no manifest.json"):
+        load_embedder(bare, backend="onnx")
 
 
 def test_onnx_matches_torch(tiny_model, tiny_onnx):

@@ -60,6 +60,13 @@ def test_feature_mismatch_is_a_model_error(tmp_path):
         ImportanceRanker(tmp_path)
 
 
+def test_a_required_manifest_must_be_there(tmp_path):
+    type_match_combiner().save(tmp_path / COMBINER_FILE)
+    check_manifest(tmp_path)  # a combiner you fitted yourself: checked only if it has one
+    with pytest.raises(ModelError, match="no manifest.json"):
+        check_manifest(tmp_path, required=True)  # as for the shipped ranker
+
+
 def test_tampered_combiner_is_refused(tmp_path):
     from offline_eval.modelstore import write_manifest
 

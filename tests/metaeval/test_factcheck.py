@@ -43,6 +43,14 @@ def test_bad_sentences_field():
         parse_row({**ROW, "sentences": []}, 1)
 
 
+def test_a_bad_claim_list_names_the_file_line_and_field(tmp_path):
+    p = tmp_path / "b.jsonl"
+    bad = {**ROW, "sentences": {"0": {"claims": [3]}}}
+    p.write_text(json.dumps(ROW) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(InputError, match=r"b\.jsonl:2: field 'sentences\.0\.claims'"):
+        read_factcheck(p)
+
+
 def test_read_file(tmp_path):
     p = tmp_path / "b.jsonl"
     p.write_text(json.dumps(ROW) + "\n" + json.dumps(ROW) + "\n")

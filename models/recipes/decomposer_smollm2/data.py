@@ -52,8 +52,10 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The rows of a JSONL file (errors name ``path:line``)."""
+    from offline_eval.io.jsonl import read_jsonl
+
+    return [row for _, row in read_jsonl(path)]
 
 
 def pair(question: str, sentence: str, context: str, claims: Iterable[str], kind: str) -> dict:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+from offline_eval.io.jsonl import read_jsonl
 from offline_eval.runners.causal import _SUFFIX_TOKENS, base_gguf, chat, load_base
 
 SEED = 7
@@ -81,7 +82,7 @@ def main() -> None:
                         task_type="CAUSAL_LM")
     peft_model = get_peft_model(model, config)
     core = peft_model.get_base_model()
-    rows = [json.loads(line) for line in args.train.open(encoding="utf-8")]
+    rows = [row for _, row in read_jsonl(args.train)]  # errors name the file and line
     plan = batches(encode(tok, rows, 320, 160), args.batch_size, rng, args.epochs)
     params = [p for p in peft_model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
