@@ -138,15 +138,25 @@ def denied(text: str, start: int) -> bool:
     return bool(_NEGATION.search(clause))
 
 
-def stated_answers(span: AnswerSpan, response: str) -> list[str]:
-    """The answers of ``span``'s kind that ``response`` states (not those it denies). The
-    whole response answers the query, so every such span counts: a response that gives
-    two conflicting answers states both.
+def response_answers(response_sentences: Sequence[str]) -> list[AnswerSpan]:
+    """Every answer span that the response's sentences state (not those they deny), in
+    order: parsed once per response, then filtered per key fact by :func:`stated_answers`.
+    Each span's offsets are within its own sentence.
+
+    >>> [a.text for a in response_answers(["Ada wrote it in 1843, not in 1850."])]
+    ['Ada', '1843']
+    """
+    return [a for sent in response_sentences for a in select_answers(sent)
+            if not denied(sent, a.start)]
+
+
+def stated_answers(span: AnswerSpan, stated: Sequence[AnswerSpan]) -> list[str]:
+    """The answers of ``span``'s kind among the response's stated answers ``stated``
+    (:func:`response_answers`). The whole response answers the query, so every such span
+    counts: a response that gives two conflicting answers states both.
 
     >>> span = select_answers("Ada Byron published the notes in 1843.")[-1]
-    >>> stated_answers(span, "The notes came out in 1842 or 1843, not in 1850.")
+    >>> stated_answers(span, response_answers(sentences("The notes came out in 1842 or 1843, not in 1850.")))
     ['1842', '1843']
     """
-    return [a.text for sent in sentences(response) or [response]
-            for a in select_answers(sent)
-            if a.kind in COMPATIBLE[span.kind] and not denied(sent, a.start)]
+    return [a.text for a in stated if a.kind in COMPATIBLE[span.kind]]

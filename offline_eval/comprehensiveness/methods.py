@@ -32,8 +32,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from offline_eval.comprehensiveness.align import (answer_question, same_answer, sentences,
-                                                  stated_answers)
+from offline_eval.comprehensiveness.align import (answer_question, response_answers, same_answer,
+                                                  sentences, stated_answers)
 from offline_eval.comprehensiveness.facts import (BM25_PARAMS, FACT_SETS, Decompose, SourceFact,
                                                   answer_spans, extract_facts)
 from offline_eval.index.bm25 import BM25Params
@@ -76,10 +76,11 @@ def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,
     # The response answers the query, so a terse answer ("1874") is read in the query's
     # context; spans the query itself names are not asked (they carry no information).
     rs = sentences(response) or [response]
+    in_response = response_answers(rs)  # parsed once, whatever the number of key facts
     out: list[bool | None] = []
     for sf in facts:
         if sf.answer is not None:
-            stated = stated_answers(sf.answer, response)
+            stated = stated_answers(sf.answer, in_response)
             out.append(any(same_answer(sf.answer, a) for a in stated) if stated else None)
             continue
         spans = answer_spans(query, sf.fact.text)

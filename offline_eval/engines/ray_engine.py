@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from offline_eval.engines.local import RunStats, complete_ids, error_row
 from offline_eval.engines.spec import StageSpec
@@ -31,18 +32,69 @@ OUTPUT_NAME = "scores.jsonl"
 TASK_CPUS = 0.25  # CPUs asked by each model-free task (read, parse, metrics, audit, rows)
 
 
-def _require_ray(local: bool) -> Any:
-    if local:
-        # Ray reads this once, at import. Unset, it binds a local instance to the machine's
-        # interface address on all interfaces, even when told 127.0.0.1; "0" keeps it on
-        # loopback. (It also stops this process from joining nodes with `ray start`, which a
-        # driver never does.) An explicit setting is left alone.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+LOOPBACK = "127.0.0.1"
+#: Ray's switch for multi-node clusters. Off ("0"), Ray takes loopback as this machine's address.
+_CLUSTER_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _require_ray() -> Any:
     try:
         import ray
     except ImportError:
         raise ImportError("the Ray engine needs the 'ray' extra: pip install 'offline-eval[ray]'") from None
     return ray
+
+
+def _init_kwargs(address: str | None, local: bool, runtime_env: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``ray.init``: a local instance gets this machine's CPUs and
+    the loopback address as its node address; a cluster is joined as it is.
+
+    >>> sorted(_init_kwargs("ray://head:10001", False, {}))
+    ['address', 'include_dashboard', 'log_to_driver', 'runtime_env']
+    >>> _init_kwargs(None, True, {})["_node_ip_address"]
+    '127.0.0.1'
+    """
+    kwargs: dict[str, Any] = {"address": address, "runtime_env": runtime_env,
+                              "log_to_driver": False, "include_dashboard": False}
+    if local:
+        kwargs.update(num_cpus=os.cpu_count(), _node_ip_address=LOOPBACK)
+    return kwargs
+
+
+@contextmanager
+def _loopback_only() -> Iterator[None]:
+    """Keep a local instance that ``ray.init`` starts on loopback, for the call only.
+
+    ``_node_ip_address="127.0.0.1"`` alone is not enough: Ray (2.60,
+    ``services.resolve_ip_for_localhost``) rewrites a loopback node address to the
+    machine's interface address, and its servers then listen beyond loopback, unless its
+    cluster switch is off. Ray reads that switch from :data:`_CLUSTER_ENV` once, when it is
+    first imported, into ``ray._private.ray_constants.ENABLE_RAY_CLUSTER``; so the driver's
+    copy is set directly (whenever ray was imported), and the variable too, for the
+    processes the call starts (GCS, raylet, workers). Both are restored afterwards, so a
+    later cluster run in the same process is unaffected. An explicit setting of the
+    variable is left alone.
+    """
+    if _CLUSTER_ENV in os.environ:
+        yield
+        return
+    try:  # a private module: a Ray that moved it still gets the variable
+        from ray._private import ray_constants
+    except ImportError:
+        ray_constants = None
+    saved = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    os.environ[_CLUSTER_ENV] = "0"
+    if ray_constants is not None:
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        del os.environ[_CLUSTER_ENV]
+        if ray_constants is not None:
+            if saved is None:
+                del ray_constants.ENABLE_RAY_CLUSTER
+            else:
+                ray_constants.ENABLE_RAY_CLUSTER = saved
 
 
 class _StageRunner:
@@ -97,7 +149,7 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             batch_size: int = 32, resume: bool = False) -> RunStats:
     """Score the (already validated) input on a Ray cluster into ``out_dir/scores.jsonl``."""
     local = address in (None, "local")
-    ray = _require_ray(local)
+    ray = _require_ray()
     out = Path(out_dir) / OUTPUT_NAME
     out.parent.mkdir(parents=True, exist_ok=True)
     done_ids = complete_ids(out) if resume else set()
@@ -110,8 +162,8 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
         env = {"env_vars": {"PYTHONPATH": os.pathsep.join(
             p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p),
             **{k: os.environ[k] for k in ("OFFLINE_EVAL_HOME",) if k in os.environ}}}
-        ray.init(address=address, runtime_env=env, log_to_driver=False, include_dashboard=False,
-                 **({"num_cpus": os.cpu_count()} if local else {}))
+        with _loopback_only() if local else nullcontext():
+            ray.init(**_init_kwargs(address, local, env))
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.execution_options.preserve_order = True

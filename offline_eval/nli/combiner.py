@@ -113,3 +113,34 @@ def best_threshold(scores: Sequence[float], y: Sequence[int]) -> float:
     cands = np.concatenate([[u[0] - 1e-6], (u[:-1] + u[1:]) / 2, [u[-1] + 1e-6]])
     accs = [balanced_accuracy(y, (s >= t).astype(int)) for t in cands]
     return float(cands[int(np.argmax(accs))])
+
+
+GRID = tuple(round(0.05 * i, 2) for i in range(6, 20))  # 0.30 .. 0.95
+
+
+def grid_threshold(scores: Sequence[float], y: Sequence[int], grid: Sequence[float] = GRID) -> float:
+    """The grid value maximising balanced accuracy of ``scores >= t``; ties go to the
+    higher value (the rarer, more conservative verdict).
+
+    >>> grid_threshold([0.2, 0.5, 0.7, 0.9], [0, 0, 1, 1])
+    0.7
+    """
+    accs = [balanced_accuracy(y, (np.asarray(scores) >= t).astype(int)) for t in grid]
+    best = max(accs)
+    return float(max(t for t, a in zip(grid, accs) if a >= best - 1e-12))
+
+
+def precise_threshold(scores: Sequence[float], y: Sequence[int], precision: float = 0.9,
+                      grid: Sequence[float] = GRID) -> float:
+    """The lowest grid value at and above which ``scores`` pick class 1 with at least
+    ``precision`` (the highest grid value when none does).
+
+    >>> precise_threshold([0.3, 0.6, 0.8, 0.95], [0, 0, 1, 1], precision=0.9)
+    0.65
+    """
+    s, y_a = np.asarray(scores, dtype=np.float64), np.asarray(y)
+    for t in grid:
+        picked = s >= t
+        if picked.any() and y_a[picked].mean() >= precision:
+            return float(t)
+    return float(grid[-1])

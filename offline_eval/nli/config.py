@@ -2,8 +2,9 @@
 
 Stored with a model as ``verifier.json`` (``{"thresholds": {...}, "combiner": {...}}``);
 :func:`load_config` reads it, falling back to :data:`DEFAULTS`. The shipped values were
-calibrated by cross-validation on dev data (WiCE dev, Factcheck-GPT train split), never
-on test data; see the model card.
+calibrated on dev data, never on test data (``benchmarks/verifier.py --fit-combiner``; see
+the model card): ``support`` and the combiner on WiCE dev, by cross-validation;
+``contradict`` and ``strong`` on the held-out split of the NLI training sets.
 """
 from __future__ import annotations
 
@@ -23,9 +24,12 @@ class VerifyConfig:
         support: P(supported) (combiner output, or the weakest clause's P(entailment)
             without a combiner) at or above which a claim is ``supported``.
         contradict: P(contradiction) at or above which a claim that is not supported
-            is ``contradicted``.
+            is ``contradicted`` (shipped: the value maximising balanced accuracy of
+            contradiction vs the rest on held-out NLI pairs).
         strong: when one passage entails with P >= ``strong`` and another contradicts with
-            P >= ``strong``, the claim is ``inconclusive``.
+            P >= ``strong``, the claim is ``inconclusive`` (shipped: the lowest value at
+            which each of the two probabilities picks its label with precision >= 0.9 on
+            held-out NLI pairs).
         top_k: how many evidence passages are read per claim (in the given order).
         split_claims: verify each clause of a long claim as well as the whole claim.
         min_clause_words: clauses shorter than this are merged into their neighbour.

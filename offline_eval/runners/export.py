@@ -1,10 +1,10 @@
 """Explicit ONNX export (fp32) and int8 dynamic quantisation; never a side effect of loading.
 
 The fp32 graph is a plain trace of the checkpoint (eager attention, so that the exported
-graph has the standard attention pattern). Before int8 quantisation a BERT-family graph is
-fused with ONNX Runtime's transformer optimizer (Attention, EmbedLayerNormalization,
-SkipLayerNormalization, BiasGelu), which quantises to QAttention (fused kernels instead of
-the unfused int8 ops); other architectures are quantised unfused.
+graph has the standard attention pattern). int8 is dynamic quantisation of that plain
+graph with per-channel weight scales; ``quantize_int8(fuse=True)`` fuses a BERT-family
+graph with ONNX Runtime's transformer optimizer first (QAttention), which ran slower on
+the CPU we measured (``benchmarks/quantization.py``).
 """
 from __future__ import annotations
 
@@ -64,13 +64,23 @@ def export_onnx(path: str | Path, quantize: bool = True, opset: int = 17) -> lis
 FUSABLE = {"bert": "bert", "roberta": "bert", "xlm-roberta": "bert"}
 
 
-def quantize_int8(fp32: Path, dest: Path, config: Any) -> Path:
-    """int8 dynamic quantisation of ``fp32`` into ``dest``, fusing BERT-family graphs first."""
+def quantize_int8(fp32: Path, dest: Path, config: Any = None, fuse: bool = False,
+                  per_channel: bool = True) -> Path:
+    """int8 dynamic quantisation of ``fp32`` into ``dest`` (weights int8, activations
+    quantised per call).
+
+    The default, the plain graph with per-channel weight scales, is what
+    ``benchmarks/quantization.py`` measured best for the NLI model on an AVX-512 VNNI CPU
+    (RESULTS.md): ONNX Runtime fuses the plain graph's int8 matmuls with their scaling at
+    load time and ran faster than the transformer optimizer's QAttention graph
+    (``fuse=True``, BERT-family ``config`` only), and per-channel scales kept the argmax
+    labels much closer to torch fp32 than per-tensor ones, for a few percent of speed.
+    """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     src, options = fp32, {}
-    kind = FUSABLE.get(getattr(config, "model_type", ""))
+    kind = FUSABLE.get(getattr(config, "model_type", "")) if fuse else None
     if kind:
         from onnxruntime.transformers import optimizer
 
@@ -82,7 +92,8 @@ def quantize_int8(fp32: Path, dest: Path, config: Any) -> Path:
         # fused contrib ops carry no shape-inferred types; their outputs are float tensors
         src, options = fused, {"DefaultTensorType": onnx.TensorProto.FLOAT}
     try:
-        quantize_dynamic(str(src), str(dest), weight_type=QuantType.QInt8, extra_options=options)
+        quantize_dynamic(str(src), str(dest), weight_type=QuantType.QInt8, per_channel=per_channel,
+                         extra_options=options)
     finally:
         if src != fp32:
             src.unlink(missing_ok=True)
@@ -148,9 +159,5 @@ def export_embedding_onnx(src: str | Path, dest: str | Path, quantize: bool = Tr
     shutil.copy2(src / "config.json", dest / "config.json")
     written = [out]
     if quantize:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        q = dest / ONNX_FILES["int8"]
-        quantize_dynamic(str(out), str(q), weight_type=QuantType.QInt8, per_channel=True)
-        written.append(q)
+        written.append(quantize_int8(out, dest / ONNX_FILES["int8"]))
     return written

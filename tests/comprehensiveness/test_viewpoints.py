@@ -117,3 +117,26 @@ def test_cli_passes_the_fact_set(tmp_path, monkeypatch):
     assert rows["vital"]["score"] == 0.5 and len(rows["vital"]["missing"]) == 1
     assert set(rows["vital"]) == {"id", "method", "score", "reason", "covered", "missing"}
     assert len(rows["all"]["covered"]) + len(rows["all"]["missing"]) > 2
+
+
+def test_terms_are_the_audit_content_words_without_possessives():
+    from offline_eval.audit.relevance import content_words
+    from offline_eval.comprehensiveness.facts import terms
+
+    assert terms("Ada Byron's fathers published") == content_words("Ada Byron fathers published")
+    assert terms("Varde’s lamp") == terms("Varde lamp") == {"varde", "lamp"}
+
+
+def test_the_response_is_parsed_once_for_all_key_facts(monkeypatch):
+    import offline_eval.comprehensiveness.align as align
+
+    c = ("c", "A third account says the Varn lighthouse first lit its lamp in 1880.")
+    response = "The Varn lighthouse first lit its lamp in 1874. Others say 1876, not 1880."
+    expected = qa(response, (A, B, c))
+    calls = []
+    parse = align.select_answers
+    monkeypatch.setattr(align, "select_answers", lambda text, *a: calls.append(text) or parse(text, *a))
+    cov = qa(response, (A, B, c))
+    assert len(extract_facts(Q, [A, B, c])) == 3
+    assert calls == align.sentences(response)  # once per response sentence, not per key fact
+    assert cov == expected and cov.score == 2 / 3

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # keep Ray on loopback
-ray = pytest.importorskip("ray")
+ray = pytest.importorskip("ray")  # imported before the engine runs, without Ray's cluster switch
 
 from offline_eval.engines.local import run_local  # noqa: E402
-from offline_eval.engines.ray_engine import OUTPUT_NAME, run_ray  # noqa: E402
+from offline_eval.engines.ray_engine import (_CLUSTER_ENV, LOOPBACK, OUTPUT_NAME,  # noqa: E402
+                                             _loopback_only, run_ray)
 from offline_eval.engines.spec import build_pipeline  # noqa: E402
 from offline_eval.io.items import read_items  # noqa: E402
 from offline_eval.io.rows import score_row  # noqa: E402
@@ -20,10 +20,18 @@ from tests.engines.toy_run import toy_specs  # noqa: E402
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1",
-             runtime_env={"env_vars": {"PYTHONPATH": str(__import__("pathlib").Path.cwd())}})
+    with _loopback_only():  # as run_ray starts a local instance
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address=LOOPBACK,
+                 runtime_env={"env_vars": {"PYTHONPATH": str(__import__("pathlib").Path.cwd())}})
     yield
     ray.shutdown()
+
+
+def test_local_instance_is_on_loopback(local_ray):
+    if os.environ.get(_CLUSTER_ENV, "0") != "0":
+        pytest.skip(f"{_CLUSTER_ENV} is set explicitly")
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {LOOPBACK}
+    assert ray.get_runtime_context().gcs_address.startswith(f"{LOOPBACK}:")
 
 
 def test_ray_rows_equal_local_rows(tmp_path, local_ray):

@@ -1,0 +1,163 @@
+"""Quantisation variants of the NLI model: speed and accuracy in one run.
+
+Writes the ``quantization`` section of benchmarks/RESULTS.md. From the model's
+safetensors it exports one fp32 ONNX graph, then builds each int8 variant from it:
+
+* ``int8 fused``: ONNX Runtime's transformer optimizer first (Attention,
+  SkipLayerNormalization, BiasGelu), then dynamic int8 (QAttention), per-tensor weight
+  scales (the release before this script);
+* ``int8 unfused``: dynamic int8 of the plain graph (ONNX Runtime fuses MatMulInteger
+  with its scaling at load time), per-tensor scales;
+* ``int8 unfused per-channel``: the same with per-channel weight scales (the default of
+  ``offline_eval.runners.export.quantize_int8``).
+
+For torch fp32, ONNX fp32 and every variant: pairs per CPU-second on one thread at
+128- and 384-token pairs (``verifier.py --throughput``, 32 pairs, best of 5, two
+interleaved rounds, best kept); the verifier's WiCE dev features (``verifier.py
+--worker``) with balanced accuracy under the verifier benchmark's CV, both its fixed
+split and the mean over 20 fold assignments; argmax agreement with torch fp32 on the
+held-out NLI and Factcheck-GPT pairs.
+
+Run: ``python benchmarks/quantization.py [--model models/nli-minilm] [--work DIR]``
+"""
+from __future__ import annotations
+
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import write_section  # noqa: E402
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import verifier as vb
+
+ROOT = Path(__file__).resolve().parent.parent
+COPY = ("config.json", "tokenizer.json", "tokenizer_config.json", "verifier.json", "model.safetensors")
+
+
+def build(model: Path, work: Path) -> dict[str, Path]:
+    """One model folder per variant under ``work``; the fp32 export is shared."""
+    from transformers import AutoConfig
+
+    from offline_eval.modelstore import read_manifest, write_manifest
+    from offline_eval.runners.export import export_onnx, quantize_int8
+
+    base = work / "fp32"
+    if not (base / "onnx" / "model.onnx").is_file():
+        base.mkdir(parents=True, exist_ok=True)
+        for f in COPY:
+            shutil.copy2(model / f, base / f)
+        export_onnx(base, quantize=False)
+    cfg = AutoConfig.from_pretrained(base, local_files_only=True)
+    fp32 = base / "onnx" / "model.onnx"
+    makers = {
+        "int8 fused": lambda d: quantize_int8(fp32, d, cfg, fuse=True, per_channel=False),
+        "int8 unfused": lambda d: quantize_int8(fp32, d, cfg, per_channel=False),
+        "int8 unfused per-channel": lambda d: quantize_int8(fp32, d, cfg),
+    }
+    out = {"torch fp32": base, "onnx fp32": base}
+    for name, make in makers.items():
+        d = work / name.replace(" ", "-")
+        dest = d / "onnx" / "model.int8.onnx"
+        if not dest.is_file():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            for f in COPY:
+                shutil.copy2(model / f, d / f)
+            make(dest)
+        out[name] = d
+    # the manifest carries the window (max_length) the verifier chunks evidence to
+    src = read_manifest(model)
+    for d in {*out.values()}:
+        write_manifest(d, **{k: v for k, v in src.items() if k not in ("files", "name")},
+                       name=f"{src.get('name', model.name)}-{d.name}")
+    return out
+
+
+def backend_of(name: str) -> str:
+    return "torch" if name.startswith("torch") else "onnx-fp32" if name == "onnx fp32" else "onnx-int8"
+
+
+def speed(name: str, folder: Path) -> dict[str, float]:
+    me = str(ROOT / "benchmarks" / "verifier.py")
+    o = subprocess.run([sys.executable, me, "--throughput", backend_of(name), "--model", str(folder),
+                        "--threads", "1"], capture_output=True, text=True, check=True)
+    return json.loads(o.stdout.strip().splitlines()[-1])
+
+
+def features(name: str, folder: Path, cache: Path) -> dict:
+    out = cache / f"{name.replace(' ', '-')}.json"
+    if not out.is_file():
+        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "verifier.py"), "--worker", backend_of(name),
+                        "--out", str(out), "--model", str(folder), "--threads", "1"], check=True)
+    return json.loads(out.read_text())
+
+
+def argmaxes(res: dict) -> list[str]:
+    return [max(r["p"], key=r["p"].get) if r["p"] else "" for r in res["nli"] + res["fc"]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", type=Path, default=ROOT / "models" / "nli-minilm")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="build and feature cache (default: a temp folder keyed by the weights' sha256)")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    if args.work is None:
+        args.work = Path(tempfile.gettempdir()) / f"oe_quantization-{vb.weights_tag(args.model, 'torch')}"
+    folders = build(args.model, args.work)
+    cache = args.work / "features"
+    cache.mkdir(parents=True, exist_ok=True)
+    feats = {n: features(n, f, cache) for n, f in folders.items()}
+    tp: dict[str, dict[str, float]] = {}
+    for _ in range(2):  # interleaved rounds: the box is shared, keep each variant's best
+        for n, f in folders.items():
+            got = speed(n, f)
+            tp[n] = {k: max(v, tp.get(n, {}).get(k, 0.0)) for k, v in got.items() if k.endswith("_cpu")}
+    ref = argmaxes(feats["torch fp32"])
+    rows = []
+    for n, f in folders.items():
+        res = feats[n]
+        y = np.array(res["wice_y"])
+        x = np.array([[r[k] for k in vb.FEATS] for r in res["wice"]])
+        reps = vb.cv_combiner_repeats(x, y)
+        agree = np.mean([a == b for a, b in zip(argmaxes(res), ref)])
+        onnx_file = f / "onnx" / ("model.onnx" if n == "onnx fp32" else "model.int8.onnx")
+        size = onnx_file.stat().st_size / 1e6 if n != "torch fp32" else (f / "model.safetensors").stat().st_size / 1e6
+        rows.append((n, size, tp[n], vb.cv_combiner(x, y), reps, agree))
+    t0 = tp["torch fp32"]
+    lines = ["## Quantisation variants of the NLI model (`benchmarks/quantization.py`)", "",
+             f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPU cores "
+             f"(load average {os.getloadavg()[0]:.1f} at the end), model `{args.model.name}`. "
+             "Pairs per CPU-second on one thread, 32 identical pairs one call each for int8 "
+             "(batch-invariant) and one batch of 32 for fp32, best of 2 interleaved rounds of "
+             "best-of-5; ratios to torch fp32. WiCE dev: the verifier (gate and top-2 windows as "
+             "shipped) with a combiner fitted inside each training fold; `split 13` is the "
+             "verifier benchmark's fold assignment, `20 splits` the mean ± sd over fold seeds "
+             "13-32. Agreement: argmax label equal to torch fp32's on the 400 held-out NLI and 660 "
+             "held-out Factcheck-GPT pairs. The safetensors file is fp16 (upcast at load).", "",
+             "| variant | file MB | 128-token pairs per CPU-s | 384-token | WiCE BA split 13 | WiCE BA 20 splits | argmax = torch |",
+             "|---|---|---|---|---|---|---|"]
+    for n, size, t, ba13, reps, agree in rows:
+        lines.append(f"| {n} | {size:.0f} | {t['128_cpu']:.1f} ({t['128_cpu'] / t0['128_cpu']:.2f}x) | "
+                     f"{t['384_cpu']:.1f} ({t['384_cpu'] / t0['384_cpu']:.2f}x) | {ba13:.3f} | "
+                     f"{reps[0]:.3f} ± {reps[1]:.3f} | {agree:.3f} |")
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        write_section(text, "quantization")
+
+
+if __name__ == "__main__":
+    main()
