@@ -28,8 +28,14 @@ class VerifyConfig:
             contradiction vs the rest on held-out NLI pairs).
         strong: when one passage entails with P >= ``strong`` and another contradicts with
             P >= ``strong``, the claim is ``inconclusive`` (shipped: the lowest value at
-            which each of the two probabilities picks its label with precision >= 0.9 on
+            which each of the two probabilities picks its label with precision >= 0.95 on
             held-out NLI pairs).
+        conflict_shared_name: a contradicting passage counts towards ``inconclusive`` only
+            if it names something the claim names (one of its capitalised words; always, for
+            a claim with none). A passage that names nothing of the claim is about something
+            else: NLI models readily "contradict" "A cactus is a member of the family
+            Cactaceae" with a passage about nutria, and a claim its own article entails
+            would otherwise be ``inconclusive``.
         top_k: how many evidence passages are read per claim (in the given order).
         split_claims: verify each clause of a long claim as well as the whole claim.
         min_clause_words: clauses shorter than this are merged into their neighbour.
@@ -54,6 +60,7 @@ class VerifyConfig:
     support: float = 0.5
     contradict: float = 0.6
     strong: float = 0.9
+    conflict_shared_name: bool = True
     top_k: int = 5
     split_claims: bool = True
     min_clause_words: int = 4

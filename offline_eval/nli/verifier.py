@@ -185,7 +185,9 @@ class Verifier:
         ev = _as_evidence(list(evidence)[: cfg.top_k])
         ents = [p.get("entailment", 0.0) for p in s.passage_probs]
         pe, pc = int(np.argmax(ents)), int(np.argmax(s.passage_con))
-        if ents[pe] >= cfg.strong and s.passage_con[pc] >= cfg.strong and pe != pc:
+        on_topic = (not cfg.conflict_shared_name or not s.passage_features
+                    or s.passage_features[pc].get("cov_entity", 1.0) > 0.0)
+        if ents[pe] >= cfg.strong and s.passage_con[pc] >= cfg.strong and pe != pc and on_topic:
             return Verdict("inconclusive", dict(s.passage_probs[pe]), ev[pe],
                            reason=f"passage {ev[pe].passage_id} entails, passage {ev[pc].passage_id} contradicts")
         if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim

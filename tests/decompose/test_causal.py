@@ -183,3 +183,18 @@ def test_a_tampered_gguf_base_is_refused(tmp_path):
     (tmp_path / MANIFEST).write_text(json.dumps({"files": {}}))  # nothing to check it against
     with pytest.raises(ModelError, match="records no base_sha256"):
         check_base(tmp_path, base)
+
+
+def test_the_recipe_trains_only_on_the_pinned_gguf(tmp_path, monkeypatch):
+    from offline_eval.errors import ModelError
+    from offline_eval.modelstore import read_manifest, sha256_file, shipped_dir
+    from offline_eval.runners import causal
+
+    # the pin is what the shipped adapter records
+    assert causal.BASE_SHA256 == read_manifest(shipped_dir() / "decomposer-smollm2")["base_sha256"]
+    fake = tmp_path / causal.BASE_GGUF
+    fake.write_bytes(b"another GGUF")
+    monkeypatch.setattr(causal, "base_gguf", lambda: fake)
+    with pytest.raises(ModelError, match="not the pinned"):
+        causal.pinned_base_gguf()
+    assert causal.pinned_base_gguf(expected=sha256_file(fake)) == fake

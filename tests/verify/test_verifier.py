@@ -35,6 +35,38 @@ def test_supported_contradicted_unverifiable_inconclusive(fake_runner):
     assert inc.label == "inconclusive"
 
 
+class _OffTopicContradicts:
+    """Entails by word inclusion; any passage mentioning nutria strongly contradicts."""
+
+    def __init__(self, runner):
+        self._runner = runner
+
+    def __getattr__(self, name):
+        return getattr(self._runner, name)
+
+    def predict(self, pairs):
+        out = self._runner.predict(pairs)
+        for i, (premise, _) in enumerate(pairs):
+            if "nutria" in premise.lower():
+                out[i] = [0.01, 0.02, 0.97]
+        return out
+
+
+def test_a_passage_naming_nothing_of_the_claim_cannot_make_it_inconclusive(fake_runner):
+    claim = "A cactus is a member of the family Cactaceae"
+    own = "a cactus is a member of the family cactaceae"
+    runner = _OffTopicContradicts(fake_runner)
+    cfg = VerifyConfig(split_claims=False)
+    off_topic = "the nutria is a member of the family of rodents"
+    assert Verifier(runner, cfg).verify(claim, [own, off_topic]).label == "supported"
+    old_rule = VerifyConfig(split_claims=False, conflict_shared_name=False)
+    assert Verifier(runner, old_rule).verify(claim, [own, off_topic]).label == "inconclusive"
+    # a passage that names the claim's subject still counts as a conflict
+    on_topic = "the nutria is not a member of the family Cactaceae"
+    verdict = Verifier(runner, cfg).verify(claim, [own, on_topic])
+    assert verdict.label == "inconclusive" and "entails" in verdict.reason
+
+
 def test_claim_split_requires_every_clause(fake_runner):
     v = Verifier(fake_runner)
     claim = "he was born in paris in 1990, and he moved to rome in 2001"

@@ -33,10 +33,10 @@ def main() -> None:
     for name in ("adapter_model.safetensors", "train_log.json"):
         shutil.copyfile(args.src / name, args.dest / name)
         (args.dest / name).chmod(0o644)
-    from offline_eval.runners.causal import base_gguf
+    from offline_eval.runners.causal import pinned_base_gguf
 
     manifest = write_manifest(args.dest, name=args.dest.name, architecture="llama (LoRA adapter)",
-                              base=BASE, base_sha256=sha256_file(base_gguf()), default_backend="torch",
+                              base=BASE, base_sha256=sha256_file(pinned_base_gguf()), default_backend="torch",
                               source="models/recipes/decomposer_smollm2")
     print(json.dumps(manifest["files"], indent=2))
     print("adapter sha256", sha256_file(args.dest / "adapter_model.safetensors"))

@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from offline_eval.io.jsonl import read_jsonl
-from offline_eval.runners.causal import _SUFFIX_TOKENS, base_gguf, chat, load_base
+from offline_eval.runners.causal import _SUFFIX_TOKENS, chat, load_base, pinned_base_gguf
 
 SEED = 7
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
@@ -75,7 +75,7 @@ def main() -> None:
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = random.Random(SEED)
-    tok, model = load_base(base_gguf())
+    tok, model = load_base(pinned_base_gguf())
     n_layers = model.config.num_hidden_layers
     config = LoraConfig(r=args.rank, lora_alpha=2 * args.rank, lora_dropout=0.0, target_modules=TARGETS,
                         layers_to_transform=list(range(args.first_layer, n_layers)), bias="none",

