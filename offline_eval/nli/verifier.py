@@ -185,11 +185,10 @@ class Verifier:
         ev = _as_evidence(list(evidence)[: cfg.top_k])
         ents = [p.get("entailment", 0.0) for p in s.passage_probs]
         pe, pc = int(np.argmax(ents)), int(np.argmax(s.passage_con))
-        on_topic = (not cfg.conflict_shared_name or not s.passage_features
-                    or s.passage_features[pc].get("cov_entity", 1.0) > 0.0)
-        if ents[pe] >= cfg.strong and s.passage_con[pc] >= cfg.strong and pe != pc and on_topic:
+        pk = self._conflicting(s, pc)
+        if ents[pe] >= cfg.strong and pk is not None and s.passage_con[pk] >= cfg.strong and pe != pk:
             return Verdict("inconclusive", dict(s.passage_probs[pe]), ev[pe],
-                           reason=f"passage {ev[pe].passage_id} entails, passage {ev[pc].passage_id} contradicts")
+                           reason=f"passage {ev[pe].passage_id} entails, passage {ev[pk].passage_id} contradicts")
         if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
             pe = int(np.argmax([cfg.combiner.predict_one(f) for f in s.passage_features]))
         if self.p_supported(s) >= cfg.support:
@@ -198,6 +197,14 @@ class Verifier:
             return Verdict("contradicted", dict(s.passage_probs[pc]), ev[pc])
         return Verdict("unverifiable", dict(s.passage_probs[pe]), ev[pe],
                        reason="no evidence passage entails the claim")
+
+    def _conflicting(self, s: ClaimScores, pc: int) -> int | None:
+        """The passage that may make a claim ``inconclusive``: the most contradicting one,
+        among those naming something the claim names when ``conflict_shared_name`` is on."""
+        if not self.config.conflict_shared_name or not s.passage_features:
+            return pc
+        named = [i for i, f in enumerate(s.passage_features) if f.get("cov_entity", 1.0) > 0.0]
+        return max(named, key=lambda i: (s.passage_con[i], -i)) if named else None
 
     def verify_many(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[Verdict]:
         """Verdicts for ``(claim, evidence)`` pairs; evidence is str or Evidence."""

@@ -61,10 +61,11 @@ def test_a_passage_naming_nothing_of_the_claim_cannot_make_it_inconclusive(fake_
     assert Verifier(runner, cfg).verify(claim, [own, off_topic]).label == "supported"
     old_rule = VerifyConfig(split_claims=False, conflict_shared_name=False)
     assert Verifier(runner, old_rule).verify(claim, [own, off_topic]).label == "inconclusive"
-    # a passage that names the claim's subject still counts as a conflict
+    # a passage that names the claim's subject still counts as a conflict, even when an
+    # off-topic passage "contradicts" more strongly
     on_topic = "the nutria is not a member of the family Cactaceae"
-    verdict = Verifier(runner, cfg).verify(claim, [own, on_topic])
-    assert verdict.label == "inconclusive" and "entails" in verdict.reason
+    verdict = Verifier(runner, cfg).verify(claim, [own, off_topic, on_topic])
+    assert verdict.label == "inconclusive" and verdict.reason.endswith("passage 2 contradicts")
 
 
 def test_claim_split_requires_every_clause(fake_runner):
