@@ -196,6 +196,49 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int = 1) -> list[str
     return lines
 
 
+CE_ALONE, CE_ENSEMBLE = "weak-label cross-encoder alone", "grid ensemble + cross-encoder"
+
+
+def percentile_rank(s: np.ndarray) -> np.ndarray:
+    """Rank of each value within the response, scaled to [0, 1] (1 = highest)."""
+    if len(s) < 2:
+        return np.ones(len(s))
+    return np.argsort(np.argsort(s, kind="stable"), kind="stable") / (len(s) - 1)
+
+
+def cross_encoder_rows(ckpt: Path, rs, fc, nq: Labelled, weak: Labelled, args, fold_sets):
+    """Systems, order keys and a paragraph for a ``train_ce.py`` cross-encoder: alone (cut
+    by rank) and as two more features of the grid ensemble (same folds as the others)."""
+    import hashlib
+    import json
+
+    ce = data.cross_encoder_scores(ckpt, rs + fc, cache=args.cache)
+
+    def widen(part: Labelled, scores) -> Labelled:
+        return Labelled(tuple(np.column_stack([x, s, percentile_rank(s)])
+                              for x, s in zip(part.features, scores)), part.levels, part.groups)
+
+    runs, folds, _ = cross_validate(widen(nq, ce[:len(rs)]), widen(weak, ce[len(rs):]),
+                                    args.repeats, "ensemble")
+    if folds != fold_sets:
+        raise RuntimeError("cross-encoder CV folds differ from the other rows'")
+    systems = {CE_ALONE: [[cut_levels(s) for s in ce[:len(rs)]]],
+               CE_ENSEMBLE: [[cut_levels(s) for s in run] for run in runs]}
+    keys = {CE_ALONE: [list(ce[:len(rs)])],
+            CE_ENSEMBLE: [[order_key(lv) for lv in run] for run in systems[CE_ENSEMBLE]]}
+    sha = hashlib.sha256((ckpt / "model.safetensors").read_bytes()).hexdigest()
+    log_path = ckpt.parent / "train_log.json"
+    log = json.loads(log_path.read_text()) if log_path.is_file() else {}
+    text = (f"**Cross-encoder rows**: a MiniLM-L6 (query, claim) cross-encoder fine-tuned by "
+            f"`models/importance-ranker/train_ce.py` on {log.get('examples', '?')} template-"
+            f"question examples from the Wikipedia vital-articles leads (`weak_data.py`; no human "
+            f"or LLM label, no NQ query), {log.get('steps', '?')} steps; weights sha256 "
+            f"{sha[:12]}. *Alone*: its logit cut by rank. *Grid ensemble + cross-encoder*: the "
+            f"grid ensemble with the logit and its within-response rank as two more features, "
+            f"same folds.")
+    return systems, keys, text
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--int8-check", action="store_true",
                     help="also score the fixed config on ONNX int8 embeddings (needs the "
                          "export in the data home)")
+    ap.add_argument("--cross-encoder", type=Path, default=None, metavar="DIR",
+                    help="a checkpoint from models/importance-ranker/train_ce.py: adds rows for "
+                         "it alone and for the grid ensemble with its score and within-response "
+                         "rank as two more features")
     args = ap.parse_args(argv)
     rs, fc = data.load(), data.load_factcheck()
     if not args.no_speed:
@@ -236,12 +283,17 @@ def main(argv: list[str] | None = None) -> int:
                "gpt-4o": [[np.array(r.gpt) for r in rs]],
                "query-word overlap": [[cut_levels(f[:, col("overlap")]) for f in nq.features]],
                "MiniLM cosine": [[cut_levels(f[:, col("cos_query")]) for f in nq.features]]}
+    if args.cross_encoder is not None:
+        ce_rows = cross_encoder_rows(args.cross_encoder, rs, fc, nq, weak, args, fold_sets)
+        systems.update(ce_rows[0])
     gpt_keys = []
     for r in rs:
         pos = {c: i for i, c in enumerate(r.gpt_order)}
         gpt_keys.append(np.array([-pos.get(c, len(pos)) for c in r.claim_ids], dtype=float))
     keys = {name: [[order_key(lv) for lv in run] for run in systems[name]]
             for name in (OURS, ENSEMBLE, FIXED)}
+    if args.cross_encoder is not None:
+        keys.update(ce_rows[1])
     keys["gpt-4o"] = [gpt_keys]
     keys["query-word overlap"] = [[f[:, col("overlap")] for f in nq.features]]
     keys["MiniLM cosine"] = [[f[:, col("cos_query")] for f in nq.features]]
@@ -262,6 +314,13 @@ def main(argv: list[str] | None = None) -> int:
         "on the claims it was fitted on, and the 18 z-scores are averaged before the same "
         "rank cut; same outer folds as the other rows. The fixed-config row is the previous "
         "default, which was picked while looking at these same CV scores, so it is optimistic.", ""]
+    if args.cross_encoder is not None:
+        diff = np.array([summarise(rs, systems[CE_ENSEMBLE][run], keys[CE_ENSEMBLE][run], held)[0]
+                         - summarise(rs, systems[ENSEMBLE][run], keys[ENSEMBLE][run], held)[0]
+                         for run, held in fold_sets])
+        lines += [ce_rows[2] + f" Paired with the grid ensemble over the {len(diff)} test folds, "
+                  f"the added features change pooled κ by {diff.mean():+.3f} ± {diff.std():.3f} "
+                  f"(higher in {int((diff > 0).sum())} of {len(diff)} folds).", ""]
     lines += agreement_tables(rs, systems, keys, fold_sets)
     lines += ["", f"Configurations chosen by the inner CV ({len(chosen)} outer folds): "
               + "; ".join(f"{name} x{n}" for name, n in counts) + "."]

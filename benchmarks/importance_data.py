@@ -153,3 +153,40 @@ def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse],
         return Labelled(tuple(part), tuple(np.asarray(r.human) for r in rows), tuple(r.qid for r in rows))
 
     return labelled(feats[:len(rs)], rs), labelled(feats[len(rs):], fc)
+
+
+def cross_encoder_scores(ckpt: Path, rows: list[LabelledResponse],
+                         cache: Path | None = CACHE) -> list[Any]:
+    """One logit per claim from a ``train_ce.py`` checkpoint (torch, CPU, max 64 tokens),
+    on (cleaned query, claim) pairs; cached as ``.npz`` keyed by the weights' sha256 and
+    the texts (``cache=None`` always recomputes)."""
+    import hashlib
+
+    import numpy as np
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from offline_eval.importance.query import clean_query
+
+    h = hashlib.sha256((ckpt / "model.safetensors").read_bytes())
+    h.update(json.dumps([[r.query, list(r.claims)] for r in rows]).encode())
+    path = cache / f"ce-{h.hexdigest()[:20]}.npz" if cache is not None else None
+    if path is not None and path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            return [z[f"r{i}"] for i in range(len(rows))]
+    tok = AutoTokenizer.from_pretrained(ckpt, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        ckpt, local_files_only=True, use_safetensors=True).eval()
+    out = []
+    with torch.inference_mode():
+        for r in rows:
+            q = clean_query(r.query)
+            enc = tok([q] * len(r.claims), list(r.claims), truncation=True, max_length=64,
+                      padding=True, return_tensors="pt")
+            out.append(model(**enc).logits[:, 0].double().numpy())
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, **{f"r{i}": s for i, s in enumerate(out)})
+        tmp.replace(path)
+    return out

@@ -14,7 +14,7 @@ import json
 import random
 from pathlib import Path
 
-from offline_eval.importance.weak import make_example
+from offline_eval.importance.weak import make_examples
 
 
 def summaries_path() -> Path:
@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=300, help="articles to try")
     ap.add_argument("-o", "--output", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--per-article", type=int, default=1,
+                    help="questions per article at most (distinct answers)")
     args = ap.parse_args(argv)
     from offline_eval.decomposition.base import Request, get_decomposer
     from offline_eval.decomposition.nlp import load_spacy
@@ -39,21 +41,24 @@ def main(argv: list[str] | None = None) -> int:
     rng.shuffle(titles)
     nlp = load_spacy(mode="parse")
     decomposer = get_decomposer("syntactic")
-    docs = list(nlp.pipe([str(data[t].get("extract") or "") for t in titles[:args.n]]))
-    requests = [Request("", tuple(s.text for s in doc.sents)) for doc in docs]
-    results = decomposer.decompose_batch(requests)
     kept = 0
+    chosen = titles[:args.n]
     with args.output.open("w", encoding="utf-8") as fh:
-        for title, doc, per_sentence in zip(titles, docs, results):
-            facts = [list(sc.claims) for sc in per_sentence]
-            ex = make_example(doc, facts, pick=rng.randrange(1000), title=title)
-            if ex is None:
-                continue
-            kept += 1
-            fh.write(json.dumps({"query": ex.query, "claims": ex.claims,
-                                 "sentence_index": ex.sentence_index, "levels": ex.levels,
-                                 "answer": ex.answer, "title": title}) + "\n")
-    print(f"{kept} examples from {min(args.n, len(titles))} articles")
+        for start in range(0, len(chosen), 256):  # bounded memory over 10k leads
+            part = chosen[start:start + 256]
+            docs = list(nlp.pipe([str(data[t].get("extract") or "") for t in part]))
+            requests = [Request("", tuple(s.text for s in doc.sents)) for doc in docs]
+            results = decomposer.decompose_batch(requests)
+            for title, doc, per_sentence in zip(part, docs, results):
+                facts = [list(sc.claims) for sc in per_sentence]
+                order = rng.sample(range(1000), 1000)
+                for ex in make_examples(doc, facts, order, args.per_article, title=title):
+                    kept += 1
+                    fh.write(json.dumps({"query": ex.query, "claims": ex.claims,
+                                         "sentence_index": ex.sentence_index,
+                                         "levels": ex.levels, "answer": ex.answer,
+                                         "title": title}) + "\n")
+    print(f"{kept} examples from {len(chosen)} articles")
     return 0
 
 

@@ -86,25 +86,55 @@ def label_facts(facts: Sequence[Sequence[str]], answer_sentence: int,
     return tuple(levels)
 
 
-def make_example(doc: Any, facts: Sequence[Sequence[str]], pick: int = 0,
-                 title: str | None = None) -> WeakExample | None:
-    """A weak example from a parsed lead and its facts per sentence; ``pick`` chooses
-    among the candidate (sentence, answer) pairs."""
-    sents = list(doc.sents)
-    if len(sents) != len(facts):
-        return None
-    candidates = []
-    for si, sent in enumerate(sents):
+def candidates(doc: Any, title: str | None = None) -> list[tuple[int, str, str]]:
+    """Every (sentence index, answer text, template question) a parsed lead offers."""
+    out = []
+    for si, sent in enumerate(doc.sents):
         for ent in sent.ents:
             query = template_question(sent, ent, title=title)
             if query:
-                candidates.append((si, ent.text, query))
-    if not candidates:
-        return None
-    si, answer, query = candidates[pick % len(candidates)]
+                out.append((si, ent.text, query))
+    return out
+
+
+def _example(facts: Sequence[Sequence[str]], cand: tuple[int, str, str]) -> WeakExample | None:
+    si, answer, query = cand
     levels = label_facts(facts, si, answer)
     if 2 not in levels or len(levels) < 3:
         return None
     claims = tuple(f for group in facts for f in group)
     sent_idx = tuple(i for i, group in enumerate(facts) for _ in group)
     return WeakExample(query, claims, sent_idx, levels, answer)
+
+
+def make_example(doc: Any, facts: Sequence[Sequence[str]], pick: int = 0,
+                 title: str | None = None) -> WeakExample | None:
+    """A weak example from a parsed lead and its facts per sentence; ``pick`` chooses
+    among the candidate (sentence, answer) pairs."""
+    if len(list(doc.sents)) != len(facts):
+        return None
+    cands = candidates(doc, title)
+    return _example(facts, cands[pick % len(cands)]) if cands else None
+
+
+def make_examples(doc: Any, facts: Sequence[Sequence[str]], order: Sequence[int],
+                  limit: int, title: str | None = None) -> list[WeakExample]:
+    """Up to ``limit`` weak examples from one lead, one per distinct question, trying
+    the candidates in the order given by ``order`` (indices taken modulo their count;
+    a permutation drawn by the caller's seeded generator)."""
+    if len(list(doc.sents)) != len(facts):
+        return []
+    cands = candidates(doc, title)
+    out: list[WeakExample] = []
+    seen: set[int] = set()
+    for k in order:
+        if len(out) >= limit or not cands:
+            break
+        i = k % len(cands)
+        if i in seen:
+            continue
+        seen.add(i)
+        ex = _example(facts, cands[i])
+        if ex is not None:
+            out.append(ex)
+    return out
