@@ -45,7 +45,7 @@ import importance_data as data  # noqa: E402
 
 from offline_eval.importance.combiner import Combiner  # noqa: E402
 from offline_eval.importance.ensemble import fit_ensemble  # noqa: E402
-from offline_eval.importance.features import FEATURES  # noqa: E402
+from offline_eval.importance.features import FEATURES, percentile  # noqa: E402
 from offline_eval.importance.ranker import ImportanceRanker, RankRequest, order_of  # noqa: E402
 from offline_eval.importance.selection import (FitConfig, Labelled, cut_levels, fit,  # noqa: E402
                                                grouped_folds, select_config, subset)
@@ -199,13 +199,6 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int = 1) -> list[str
 CE_ALONE, CE_ENSEMBLE = "weak-label cross-encoder alone", "grid ensemble + cross-encoder"
 
 
-def percentile_rank(s: np.ndarray) -> np.ndarray:
-    """Rank of each value within the response, scaled to [0, 1] (1 = highest)."""
-    if len(s) < 2:
-        return np.ones(len(s))
-    return np.argsort(np.argsort(s, kind="stable"), kind="stable") / (len(s) - 1)
-
-
 def cross_encoder_rows(ckpt: Path, rs, fc, nq: Labelled, weak: Labelled, args, fold_sets):
     """Systems, order keys and a paragraph for a ``train_ce.py`` cross-encoder: alone (cut
     by rank) and as two more features of the grid ensemble (same folds as the others)."""
@@ -215,7 +208,7 @@ def cross_encoder_rows(ckpt: Path, rs, fc, nq: Labelled, weak: Labelled, args, f
     ce = data.cross_encoder_scores(ckpt, rs + fc, cache=args.cache)
 
     def widen(part: Labelled, scores) -> Labelled:
-        return Labelled(tuple(np.column_stack([x, s, percentile_rank(s)])
+        return Labelled(tuple(np.column_stack([x, s, percentile(s)])
                               for x, s in zip(part.features, scores)), part.levels, part.groups)
 
     runs, folds, _ = cross_validate(widen(nq, ce[:len(rs)]), widen(weak, ce[len(rs):]),

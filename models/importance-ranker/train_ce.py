@@ -109,7 +109,7 @@ def main() -> None:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step(); sched.step(); opt.zero_grad()
-        losses.append(float(loss)); done = step + 1
+        losses.append(loss.item()); done = step + 1
         if step % 50 == 0:
             print(f"step {step}/{len(steps)} loss {np.mean(losses[-50:]):.4f} "
                   f"{time.time() - t0:.0f}s", flush=True)
