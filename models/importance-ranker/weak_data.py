@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--per-article", type=int, default=1,
-                    help="questions per article at most (distinct answers)")
+                    help="examples per article at most, each from a different answer")
     args = ap.parse_args(argv)
     from offline_eval.decomposition.base import Request, get_decomposer
     from offline_eval.decomposition.nlp import load_spacy

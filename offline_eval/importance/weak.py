@@ -119,9 +119,9 @@ def make_example(doc: Any, facts: Sequence[Sequence[str]], pick: int = 0,
 
 def make_examples(doc: Any, facts: Sequence[Sequence[str]], order: Sequence[int],
                   limit: int, title: str | None = None) -> list[WeakExample]:
-    """Up to ``limit`` weak examples from one lead, one per distinct question, trying
-    the candidates in the order given by ``order`` (indices taken modulo their count;
-    a permutation drawn by the caller's seeded generator)."""
+    """Up to ``limit`` weak examples from one lead, each from a different candidate
+    (sentence, answer) pair, tried in the order given by ``order`` (indices taken modulo
+    the number of candidates; the caller draws it from a seeded generator)."""
     if len(list(doc.sents)) != len(facts):
         return []
     cands = candidates(doc, title)
