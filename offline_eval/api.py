@@ -46,7 +46,9 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
     agg = MetricsAggregator()
     for row in rows:
-        agg.update({k: MetricValue(v) for k, v in row["metrics"].items()},
+        reasons = row.get("metric_reasons") or {}
+        agg.update({k: MetricValue(v, None if v is not None else reasons.get(k))
+                    for k, v in row["metrics"].items()},
                    bool(row.get("deflection", False)))
     return {"n_responses": agg.n, "abstention_ratio": agg.abstention.compute(),
             "metrics": {k: aggregate_json(v) for k, v in agg.compute().items()}}

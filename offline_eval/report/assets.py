@@ -36,6 +36,8 @@ color:var(--con)}
 .card .mean{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
 .card .mean.na{color:#afb8c1}.card .ci,.card .n{font-size:12px;color:var(--muted)}
 .card.empty{background:#fbfcfd}
+.undefined ul{margin:4px 0 0 18px;padding:0;font-size:13px;color:var(--muted)}
+.undefined .name{font-weight:600}
 .gtab{width:100%;font-size:12px;margin-top:6px;border-top:1px solid var(--line)}
 .gtab td{padding:1px 2px;white-space:nowrap}.gtab .ci{color:var(--muted);font-size:11px}
 figure.plot{background:var(--card);border:1px solid var(--line);border-radius:8px;

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from offline_eval.metrics.report import METRIC_KEYS
 from offline_eval.report._fmt import (VERDICTS, as_dict, as_float, as_list, claim_verdict,
                                       css_token, esc, fmt_ci, fmt_num, label)
 from offline_eval.report.plots import comparison_svg, cumulative_svg, distribution_svg
@@ -34,11 +35,25 @@ def _card(key: str, agg: Mapping[str, Any], groups: Mapping[str, Any]) -> str:
 
 
 def metric_cards(summary: Mapping[str, Any]) -> str:
-    """A grid of cards: mean, 95% CI and n per metric (and per group when grouped)."""
+    """A grid of cards: mean, 95% CI and n per metric (and per group when grouped), in
+    the metrics library's order; metrics that no response defines are listed once
+    below the grid with their reason instead of as empty cards."""
     metrics = as_dict(summary.get("metrics"))
     groups = as_dict(summary.get("groups"))
-    cards = "".join(_card(k, as_dict(v), groups) for k, v in metrics.items())
-    return f'<div class="cards">{cards}</div>' if cards else ""
+    rank = {k: i for i, k in enumerate(METRIC_KEYS)}
+    keys = sorted(metrics, key=lambda k: (rank.get(k, len(rank)), k))
+    defined = [k for k in keys if as_float(as_dict(metrics[k]).get("mean")) is not None]
+    undefined = [k for k in keys if k not in defined]
+    cards = "".join(_card(k, as_dict(metrics[k]), groups) for k in defined)
+    out = f'<div class="cards">{cards}</div>' if cards else ""
+    if undefined:
+        items = "".join(f'<li><span class="name">{esc(label(k))}</span>: '
+                        f'{esc(as_dict(metrics[k]).get("reason") or "no defined values")}</li>'
+                        for k in undefined)
+        out += (f'<details class="undefined"><summary>Not defined in this run: '
+                f'{len(undefined)} metric{"s" if len(undefined) != 1 else ""}</summary>'
+                f"<ul>{items}</ul></details>")
+    return out
 
 
 def overview(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> str:

@@ -8,7 +8,9 @@ import socket
 
 import pytest
 
+from offline_eval.metrics.report import METRIC_KEYS
 from offline_eval.report import render_report, report_html
+from offline_eval.report._fmt import label
 from tests.report.sample import sample_rows, sample_summary
 
 pytest.importorskip("matplotlib")
@@ -66,7 +68,13 @@ def test_error_row_and_deflection(grouped):
 
 def test_summary_cards_plots_and_comparisons(grouped):
     _, summary, page = grouped
-    assert len(re.findall(r'<div class="card( empty)?">', page)) == len(summary["metrics"])
+    defined = [k for k, v in summary["metrics"].items() if v["mean"] is not None]
+    cards = re.findall(r'<div class="card"><div class="name">([^<]+)</div>', page)
+    assert len(cards) == len(defined)
+    assert cards == [label(k) for k in METRIC_KEYS if k in defined]  # the library's order
+    undefined = re.findall(r'<li><span class="name">([^<]+)</span>: ([^<]+)</li>', page)
+    assert len(cards) + len(undefined) == len(summary["metrics"])
+    assert undefined and all("no nuggets (" in reason for _, reason in undefined)
     assert page.count('<figure class="plot"><svg') == 3
     assert "Paired comparisons between groups" in page
     for g in ("normal", "missing", "wrong"):
