@@ -62,6 +62,36 @@ _SUBJECTIVE = re.compile(
     r"famous|iconic|impressive|influential|delicious|exciting|fascinating)|amazing|awesome|"
     r"wonderful|fantastic|incredible|stunning|breathtaking|delicious|must[- ]see|underrated|"
     r"overrated|highly\s+recommended|beautiful|terrible|horrible|excellent)\b", re.IGNORECASE)
+# Uses of a subjective word that state a fact: compounds ("best-known", "best known as",
+# "best-selling"), records ("personal best"), "at best", the "greatest common divisor".
+_FACTUAL_AFTER = re.compile(
+    r"(?:best[- ](?:known|selling|sellers?|preserved|documented|attested|paid|rated)\b|"
+    r"greatest\s+common\b)", re.IGNORECASE)
+_FACTUAL_BEFORE = re.compile(r"(?:\b(?:personal|season'?s?|world|at)\s+)$", re.IGNORECASE)
+
+
+def _subjective(text: str) -> bool:
+    """True when ``text`` uses a subjective term as an opinion.
+
+    A term capitalised inside a line is part of a name or title ("won the Academy Award
+    for Best Picture", "The Greatest Showman"), and the compounds and records in
+    :data:`_FACTUAL_AFTER` / :data:`_FACTUAL_BEFORE` state facts.
+
+    >>> _subjective("Lisbon has the best pastries in Europe.")
+    True
+    >>> _subjective("Einstein is best known for relativity."), _subjective("It won Best Picture.")
+    (False, False)
+    """
+    for m in _SUBJECTIVE.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]  # a verse line starts anew
+        if text[m.start()].isupper() and re.search(r"[^\W\d_]", line):
+            continue
+        if _FACTUAL_AFTER.match(text, m.start()) or _FACTUAL_BEFORE.search(text[:m.start()]):
+            continue
+        return True
+    return False
+
+
 _ADVICE = re.compile(
     r"\b(?:" + _I + r"\s+(?:would\s+)?(?:recommend|suggest|advise)|it\s+is\s+(?:always\s+)?(?:recommended|"
     r"advisable|a\s+good\s+idea|best\s+to|wise)|it'?s\s+(?:always\s+)?(?:recommended|advisable|"
@@ -115,7 +145,7 @@ def classify(text: str, *, heading: bool = False, tags: Sequence[str] = (),
         return "non_claim", "statement of uncertainty"
     if _ADVICE.search(t):
         return "non_claim", "advice or recommendation"
-    if _SUBJECTIVE.search(t):
+    if _subjective(t):
         return "non_claim", "opinion (subjective term)"
     if tags and _imperative(tags, words):
         return "non_claim", "instruction"

@@ -28,6 +28,11 @@ def test_deflections(text):
     ("In conclusion, the Danube is an important river.", "conclusion"),
     ("Lisbon has the best pastries in Europe.", "opinion (subjective term)"),
     ("The most popular dish in Peru is ceviche.", "opinion (subjective term)"),
+    ("Best of all, the museum is free.", "opinion (subjective term)"),
+    ("The Louvre is the best museum in Paris.", "opinion (subjective term)"),
+    ("It won Best Picture, but the best film that year was another one.",
+     "opinion (subjective term)"),
+    ("Love is like a rose,\nBeautiful and delicate,\nIt needs care", "opinion (subjective term)"),
     ("Would you like more information about Lisbon?", "question to the user"),
     ("Is there anything else you want to know?", "question to the user"),
     ("I hope this helps!", "pleasantry"),
@@ -52,6 +57,14 @@ def test_instruction_needs_tags():
     "The Danube flows through ten countries.",
     "Marie Curie won two Nobel Prizes.",
     "Generally, puppies cost between $1,000 and $4,000.",
+    # subjective words inside names, compounds and records state facts
+    "Albert Einstein is best known for developing the theory of relativity.",
+    "Best known as a painter, she also wrote two novels.",
+    "Thriller is the best-selling album of all time.",
+    "The film won the Academy Award for Best Picture in 1998.",
+    "The Greatest Showman was released in 2017.",
+    "Her personal best in the 100 metres is 10.7 seconds.",
+    "The greatest common divisor of 12 and 18 is 6.",
 ])
 def test_claims_pass(text):
     assert classify(text) == ("claim", None)
