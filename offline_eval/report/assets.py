@@ -34,8 +34,7 @@ color:var(--con)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .card .name{font-size:13px;color:var(--muted);font-weight:600}
 .card .mean{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
-.card .mean.na{color:#afb8c1}.card .ci,.card .n{font-size:12px;color:var(--muted)}
-.card.empty{background:#fbfcfd}
+.card .ci,.card .n{font-size:12px;color:var(--muted)}
 .undefined ul{margin:4px 0 0 18px;padding:0;font-size:13px;color:var(--muted)}
 .undefined .name{font-weight:600}
 .gtab{width:100%;font-size:12px;margin-top:6px;border-top:1px solid var(--line)}

@@ -19,18 +19,16 @@ from offline_eval.report.plots import comparison_svg, cumulative_svg, distributi
 
 
 def _card(key: str, agg: Mapping[str, Any], groups: Mapping[str, Any]) -> str:
-    mean = as_float(agg.get("mean"))
-    value = (f'<div class="mean">{fmt_num(mean)}</div><div class="ci">95% CI '
-             f'{fmt_ci(agg.get("ci95")) or "–"}</div>' if mean is not None else
-             f'<div class="mean na">n/a</div><div class="ci">{esc(agg.get("reason"))}</div>')
+    """One defined metric: mean, 95% CI, n, and the per-group rows."""
     lines = []
     for g, gs in groups.items():
         ga = as_dict(as_dict(as_dict(gs).get("metrics")).get(key))
         lines.append(f'<tr><td>{esc(g)}</td><td class=num>{fmt_num(ga.get("mean"))}</td>'
                      f'<td class="num ci">{fmt_ci(ga.get("ci95"))}</td></tr>')
     per_group = f'<table class="gtab">{"".join(lines)}</table>' if lines else ""
-    return (f'<div class="card{" empty" if mean is None else ""}"><div class="name">'
-            f'{esc(label(key))}</div>{value}<div class="n">n = {esc(agg.get("n", "–"))}</div>'
+    return (f'<div class="card"><div class="name">{esc(label(key))}</div>'
+            f'<div class="mean">{fmt_num(as_float(agg.get("mean")))}</div><div class="ci">95% CI '
+            f'{fmt_ci(agg.get("ci95")) or "–"}</div><div class="n">n = {esc(agg.get("n", "–"))}</div>'
             f"{per_group}</div>")
 
 
