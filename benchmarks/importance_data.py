@@ -96,6 +96,23 @@ FEATURE_SOURCES = ("importance/features.py", "importance/signals.py", "importanc
 CACHE = Path(tempfile.gettempdir()) / "oe_importance_bench"
 
 
+def npz_cached(path: Path | None, n: int, compute: Any) -> list[Any]:
+    """``compute()`` (a list of ``n`` arrays), kept at ``path`` as an ``.npz`` (no pickle,
+    written through a temporary file); ``path=None`` always recomputes."""
+    import numpy as np
+
+    if path is not None and path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            return [z[f"r{i}"] for i in range(n)]
+    out = compute()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, **{f"r{i}": a for i, a in enumerate(out)})
+        tmp.replace(path)
+    return out
+
+
 def cached_features(ranker: Any, requests: list[Any], tag: str,
                     cache: Path | None = CACHE) -> list[Any]:
     """``ranker.features(requests)``, kept in ``cache`` as an ``.npz`` (no pickle) keyed
@@ -103,7 +120,6 @@ def cached_features(ranker: Any, requests: list[Any], tag: str,
     the source of :data:`FEATURE_SOURCES`; ``cache=None`` always recomputes."""
     import hashlib
 
-    import numpy as np
     import spacy
 
     import offline_eval
@@ -119,16 +135,8 @@ def cached_features(ranker: Any, requests: list[Any], tag: str,
     h.update(json.dumps([tag, list(FEATURES), SPACY_MODEL, spacy.util.get_package_version(
         SPACY_MODEL), [[r.query, list(r.claims), list(r.sentence_index or ())]
                         for r in requests]]).encode())
-    path = cache / f"features-{h.hexdigest()[:20]}.npz"
-    if path.is_file():
-        with np.load(path, allow_pickle=False) as z:
-            return [z[f"r{i}"] for i in range(len(requests))]
-    feats = ranker.features(requests)
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, **{f"r{i}": f for i, f in enumerate(feats)})
-    tmp.replace(path)
-    return feats
+    return npz_cached(cache / f"features-{h.hexdigest()[:20]}.npz", len(requests),
+                      lambda: ranker.features(requests))
 
 
 def labelled_features(rs: list[LabelledResponse], fc: list[LabelledResponse],
@@ -162,31 +170,25 @@ def cross_encoder_scores(ckpt: Path, rows: list[LabelledResponse],
     the texts (``cache=None`` always recomputes)."""
     import hashlib
 
-    import numpy as np
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    from offline_eval.importance.query import clean_query
-
     h = hashlib.sha256((ckpt / "model.safetensors").read_bytes())
     h.update(json.dumps([[r.query, list(r.claims)] for r in rows]).encode())
-    path = cache / f"ce-{h.hexdigest()[:20]}.npz" if cache is not None else None
-    if path is not None and path.is_file():
-        with np.load(path, allow_pickle=False) as z:
-            return [z[f"r{i}"] for i in range(len(rows))]
-    tok = AutoTokenizer.from_pretrained(ckpt, local_files_only=True)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        ckpt, local_files_only=True, use_safetensors=True).eval()
-    out = []
-    with torch.inference_mode():
-        for r in rows:
-            q = clean_query(r.query)
-            enc = tok([q] * len(r.claims), list(r.claims), truncation=True, max_length=64,
-                      padding=True, return_tensors="pt")
-            out.append(model(**enc).logits[:, 0].double().numpy())
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, **{f"r{i}": s for i, s in enumerate(out)})
-        tmp.replace(path)
-    return out
+
+    def compute() -> list[Any]:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from offline_eval.importance.query import clean_query
+
+        tok = AutoTokenizer.from_pretrained(ckpt, local_files_only=True)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            ckpt, local_files_only=True, use_safetensors=True).eval()
+        out = []
+        with torch.inference_mode():
+            for r in rows:
+                enc = tok([clean_query(r.query)] * len(r.claims), list(r.claims), truncation=True,
+                          max_length=64, padding=True, return_tensors="pt")
+                out.append(model(**enc).logits[:, 0].double().numpy())
+        return out
+
+    return npz_cached(cache / f"ce-{h.hexdigest()[:20]}.npz" if cache is not None else None,
+                      len(rows), compute)
