@@ -3,7 +3,9 @@
 * WiCE dev (349 claims; supported vs partially/not supported): nested 5-fold CV, the
   threshold (and the combiner) fitted on the training folds only; word overlap beside it.
   Evidence: the top-2 five-sentence windows of the claim's evidence sentences by
-  content-word coverage (a stand-in for the retrieve stage).
+  content-word coverage (a stand-in for the retrieve stage); every sentence of the page is
+  the pool of the verifier's assembled window. The same run without that window
+  (``--assemble-sentences 0``) is reported beside it.
 * Factcheck-GPT stance pairs, the held-out 30% of claims (never trained on).
 * The held-out 8% of the NLI training sets (hash split, see the recipe's data.py).
 * Throughput (pairs/s, batch 32) at 128- and 384-token pairs and peak RSS, torch fp32 vs
@@ -51,6 +53,22 @@ def recipe_data():
     return mod
 
 
+def best_windows(claim: str, sents: list[str], n: int = 2, size: int = 5) -> list[str]:
+    """The ``n`` non-overlapping ``size``-sentence windows with the most claim content words
+    (ties: reading order): the benchmarks' stand-in for the retrieve stage."""
+    from offline_eval.nli.features import coverage
+
+    wins = [" ".join(sents[i:i + size]) for i in range(max(1, len(sents) - size + 1))]
+    covs = [coverage(claim, [w])["cov_content"] for w in wins]
+    picked: list[int] = []
+    for i in sorted(range(len(wins)), key=lambda i: (-covs[i], i)):
+        if all(abs(i - j) >= size for j in picked):
+            picked.append(i)
+        if len(picked) == n:
+            break
+    return [wins[i] for i in picked]
+
+
 def wice_rows(limit: int = 0) -> list[dict[str, Any]]:
     from offline_eval.nli.features import coverage
 
@@ -59,17 +77,10 @@ def wice_rows(limit: int = 0) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         sents = r["evidence"]
-        wins = [" ".join(sents[i:i + 5]) for i in range(max(1, len(sents) - 4))]
-        covs = [coverage(r["claim"], [w])["cov_content"] for w in wins]
-        order = sorted(range(len(wins)), key=lambda i: (-covs[i], i))
-        picked: list[int] = []
-        for i in order:
-            if all(abs(i - j) >= 5 for j in picked):
-                picked.append(i)
-            if len(picked) == 2:
-                break
-        out.append({"claim": r["claim"], "passages": [wins[i] for i in picked],
-                    "y": int(r["label"] == "supported"), "overlap": max(covs)})
+        overlap = max(coverage(r["claim"], [" ".join(sents[i:i + 5])])["cov_content"]
+                      for i in range(max(1, len(sents) - 4)))
+        out.append({"claim": r["claim"], "passages": best_windows(r["claim"], sents), "pool": sents,
+                    "y": int(r["label"] == "supported"), "overlap": overlap})
     return out
 
 
@@ -99,11 +110,15 @@ def worker(args: argparse.Namespace) -> None:
                          threads=args.threads)
     from offline_eval.nli.verifier import decomposer_splitter
     splitter = decomposer_splitter(args.splitter) if args.splitter != "clauses" else None
-    v = Verifier(runner, VerifyConfig(min_overlap=args.min_overlap), splitter=splitter)
+    # the two best windows are the passages; every sentence of the page is the assembled
+    # window's pool (in the pipeline: the sentences of the top-k passages)
+    v = Verifier(runner, VerifyConfig(min_overlap=args.min_overlap, max_windows=2,
+                                      assemble_sentences=args.assemble_sentences), splitter=splitter)
     out: dict[str, Any] = {"backend": args.worker, "labels": list(runner.labels)}
     t = time.time()
     wice = wice_rows(args.limit)
-    out["wice"] = [s.features for s in v.score_claims([(r["claim"], r["passages"]) for r in wice])]
+    out["wice"] = [s.features for s in v.score_claims([(r["claim"], r["passages"]) for r in wice],
+                                                      pools=[r["pool"] for r in wice])]
     out["wice_y"] = [r["y"] for r in wice]
     out["wice_overlap"] = [r["overlap"] for r in wice]
     mod = recipe_data()
@@ -247,7 +262,29 @@ def calibrate_nli_thresholds(nli: list[dict[str, Any]]) -> tuple[float, float, d
     return contradict, strong, info
 
 
-def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0) -> None:
+def features(args: argparse.Namespace, names: list[str], assemble_sentences: int) -> dict[str, Any]:
+    """Each backend's worker output, from the cache or computed (one process per backend,
+    in parallel)."""
+    py, me = sys.executable, str(Path(__file__).resolve())
+    cached = {b: args.cache / f"{b}-{weights_tag(args.model, b)}-{args.limit}-gate{args.min_overlap:g}-"
+                              f"{args.splitter}-asm{assemble_sentences}.json" for b in names}
+    procs = {}
+    for b in names:
+        if not cached[b].exists():
+            procs[b] = subprocess.Popen([py, me, "--worker", b, "--out", str(cached[b]), "--model", str(args.model),
+                                         "--limit", str(args.limit), "--nli-n", str(args.nli_n),
+                                         "--threads", str(args.threads),
+                                         "--min-overlap", str(args.min_overlap),
+                                         "--splitter", args.splitter,
+                                         "--assemble-sentences", str(assemble_sentences)])
+    for b, p in procs.items():
+        if p.wait() != 0:
+            raise SystemExit(f"worker {b} failed")
+    return {b: json.loads(cached[b].read_text()) for b in names}
+
+
+def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0,
+                assemble_sentences: int = 6) -> None:
     from offline_eval.nli.combiner import best_threshold, fit_logistic
     from offline_eval.nli.config import dump_config, load_config
 
@@ -264,7 +301,8 @@ def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0) -> N
                        "cv_balanced_accuracy": round(scores[l2], 4), "thresholds": calib})
     # every other setting (max_windows, the rules) stays as the model folder has it
     cfg = load_config(model).with_overrides(support=round(thr, 4), combiner=comb, min_overlap=min_overlap,
-                                            contradict=contradict, strong=strong)
+                                            contradict=contradict, strong=strong,
+                                            assemble_sentences=assemble_sentences)
     (model / "verifier.json").write_text(json.dumps(dump_config(cfg), indent=2) + "\n")
     print(f"combiner: l2={l2} cv_ba={scores[l2]:.4f} threshold={thr:.4f}; contradict={contradict} "
           f"(cv ba {calib['contradict_cv_ba']}), strong={strong}")
@@ -286,6 +324,8 @@ def main() -> None:
                          "syntactic claim decomposer)")
     ap.add_argument("--min-overlap", type=float, default=None,
                     help="the NLI gate (default: the model's verifier.json value)")
+    ap.add_argument("--assemble-sentences", type=int, default=None,
+                    help="sentences in the assembled window, 0 = off (default: the model's verifier.json)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oe_verifier_bench")
     ap.add_argument("--fit-combiner", action="store_true")
     ap.add_argument("--no-write", action="store_true")
@@ -295,6 +335,9 @@ def main() -> None:
     if args.min_overlap is None:
         from offline_eval.nli.config import load_config
         args.min_overlap = load_config(args.model).min_overlap
+    if args.assemble_sentences is None:
+        from offline_eval.nli.config import load_config
+        args.assemble_sentences = load_config(args.model).assemble_sentences
     if args.worker:
         return worker(args)
     if args.throughput:
@@ -302,27 +345,20 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     py, me = sys.executable, str(Path(__file__).resolve())
     names = args.backends.split(",")
-    procs = {}
-    cached = {b: args.cache / f"{b}-{weights_tag(args.model, b)}-{args.limit}-gate{args.min_overlap:g}-"
-                              f"{args.splitter}.json" for b in names}
-    for b in names:  # one process per backend, in parallel
-        out = cached[b]
-        if not out.exists():
-            procs[b] = subprocess.Popen([py, me, "--worker", b, "--out", str(out), "--model", str(args.model),
-                                         "--limit", str(args.limit), "--nli-n", str(args.nli_n),
-                                         "--threads", str(args.threads),
-                                         "--min-overlap", str(args.min_overlap),
-                                         "--splitter", args.splitter])
-    for b, p in procs.items():
-        if p.wait() != 0:
-            raise SystemExit(f"worker {b} failed")
-    res = {b: json.loads(cached[b].read_text()) for b in names}
+    res = features(args, names, args.assemble_sentences)
     if args.fit_combiner:
-        return fit_shipped(args.model, res[names[0]], args.min_overlap)
+        return fit_shipped(args.model, res[names[0]], args.min_overlap, args.assemble_sentences)
     stats = {b: analyse(r) for b, r in res.items()}
+    if args.assemble_sentences > 0:  # the ablation: the same run without the assembled window
+        stats_off = {b: analyse(r) for b, r in features(args, names, 0).items()}
+        for b in stats:
+            stats[b]["off"] = stats_off[b]
     tp = {}
     if not args.skip_throughput:
         for b in (*BACKENDS, "onnx-int8-batched"):
+            if weights_tag(args.model, b if b in BACKENDS else "onnx-int8") == "missing":
+                tp[b] = "absent"  # e.g. the fp32 ONNX file, which the shipped folder leaves out
+                continue
             tp[b] = {}
             for threads, keys in ((2, ("128", "384", "rss_mb")), (1, ("128_cpu", "384_cpu"))):
                 o = subprocess.run([py, me, "--throughput", b, "--model", str(args.model),
@@ -356,6 +392,15 @@ def report(args, res, stats, tp) -> str:
                       f"coverage-only LR {s['wice_cov3_rep']:.3f} ± {s['wice_cov3_sd']:.3f}"
                       for b, s in stats.items()) + ". This mean, not one split, is the figure to "
                   "compare with the target."]
+    if "off" in first and "wice_combined_rep" in first["off"]:
+        lines += ["", f"The verifier reads, beside the best contiguous windows, an *assembled* window of up "
+                  f"to {args.assemble_sentences} sentences picked from the whole page to cover the claim's "
+                  "words (`assemble_sentences`). The same run without it (`--assemble-sentences 0`, "
+                  "combiner refitted in each fold), 20 fold assignments: " + "; ".join(
+                      f"{b}: combiner {s['off']['wice_combined_rep']:.3f} ± {s['off']['wice_combined_sd']:.3f} "
+                      f"(with it {s['wice_combined_rep']:.3f}), NLI alone (weakest clause, CV thr) "
+                      f"{s['off']['wice_nli']:.3f} (with it {s['wice_nli']:.3f})"
+                      for b, s in stats.items()) + "."]
     if len(res) > 1:
         a, b = list(res.values())[:2]
         pa = [max(r["p"], key=r["p"].get) for r in a["nli"] + a["fc"] if r["p"]]
@@ -375,6 +420,10 @@ def report(args, res, stats, tp) -> str:
                   "| backend | 128-token pairs/s | per CPU-s | 384-token pairs/s | per CPU-s | peak RSS MB |",
                   "|---|---|---|---|---|---|"]
         for b, t in tp.items():
+            if t == "absent":
+                lines.append(f"| {b} | not in the model folder (`benchmarks/quantization.py` builds and "
+                             "measures it) | | | | |")
+                continue
             if not t:
                 lines.append(f"| {b} | failed | | failed | | |")
                 continue

@@ -9,12 +9,14 @@ on the same input in one run:
   third has a number bumped) and, from the same answers, the synthetic ``wrong`` variants
   of ``offline_eval/metaeval/synthetic.py`` (one key value swapped).
 * Split, decompose, rank and retrieve run once; then the verify stage runs once per cap.
+* Caps count the verifier's assembled window as one more candidate; ``N:0`` runs cap N
+  without it (``assemble_sentences`` = 0), the design before it.
 * Per cap: NLI pairs sent, verify CPU-seconds, verdict agreement with no cap, the share of
   claims supported, and how often a claim of the swapped sentence is not supported.
 * On the correct answers alone, at the shipped cap: how many claims each ``strong`` value
   (0.85 / 0.9 / 0.95) makes ``inconclusive``, with and without ``conflict_shared_name``.
 
-Run: ``python benchmarks/verify_windows.py [-n 60] [--caps 0,1,2,3]``
+Run: ``python benchmarks/verify_windows.py [-n 60] [--caps 0,1,2,3,2:0]``
 """
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ class Memo:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=60)
-    ap.add_argument("--caps", default="0,1,2,3")
+    ap.add_argument("--caps", default="0,1,2,3,2:0", help="max_windows values; N:0 = N without the assembled window")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -94,11 +96,13 @@ def main() -> int:
     path = resolve_model(None)
     shipped = load_config(path)
     runner = Counting(shared_runner(path))
-    caps = [int(c) for c in args.caps.split(",")]
+    # "N" = max_windows N as shipped; "N:0" = the same without the assembled window
+    caps = [(int(c.split(":")[0]), int(c.split(":")[1]) if ":" in c else shipped.assemble_sentences)
+            for c in args.caps.split(",")]
     rows: list = []
     base: list | None = None
-    for cap in caps:
-        stage = Verify(runner=runner, config=replace(shipped, max_windows=cap))
+    for cap, asm in caps:
+        stage = Verify(runner=runner, config=replace(shipped, max_windows=cap, assemble_sentences=asm))
         runner.pairs = 0
         c0 = time.process_time()
         out = stage(recs)
@@ -108,7 +112,7 @@ def main() -> int:
             flat = [(r.item.id, c.text) for r in out for c in r.claims]
             for (rid, text), a, b in zip(flat, labels, base):
                 if a != b:
-                    print(f"cap {cap}: {rid} {b} -> {a}: {text}", file=sys.stderr)
+                    print(f"cap {cap}/{asm}: {rid} {b} -> {a}: {text}", file=sys.stderr)
         base = labels if base is None else base
         flagged = 0
         for r in out:
@@ -119,7 +123,7 @@ def main() -> int:
                    r.sentences[c.sentence_index].start <= e.start < r.sentences[c.sentence_index].end]
             flagged += any(c.verdict.label != "supported" for c in hit)
         normal = [c.verdict.label for r in out if r.item.id in {i.id for i in items} for c in r.claims]
-        rows.append((cap, runner.pairs, cpu, sum(a == b for a, b in zip(labels, base)) / len(labels),
+        rows.append((cap, asm, runner.pairs, cpu, sum(a == b for a, b in zip(labels, base)) / len(labels),
                      sum(l == "supported" for l in normal) / max(1, len(normal)), flagged,
                      Counter(labels)))
         print(rows[-1], flush=True)
@@ -139,12 +143,15 @@ def main() -> int:
              f"average {os.getloadavg()[0]:.1f} at the end. {len(items)} wiki-vital answers of the "
              f"end-to-end workload plus their {len(wrong)} synthetic `wrong` variants, {n_claims} "
              f"claims, corpus wiki-vital, k={shipped.top_k}, overlap gate {shipped.min_overlap:g}, "
-             "nli-minilm ONNX int8. `max_windows` 0 = every window that passes the gate.", "",
+             "nli-minilm ONNX int8. `max_windows` 0 = every window that passes the gate; "
+             f"each cap counts the assembled window ({shipped.assemble_sentences} sentences at most) "
+             "as one more candidate, except in the rows marked without it.", "",
              "| max_windows | NLI pairs | pairs per claim | verify CPU s | verdicts as with no cap | "
              "normal answers: claims supported | wrong variants: swapped sentence flagged | verdicts |",
              "|---|---|---|---|---|---|---|---|"]
-    for cap, pairs, cpu, agree, sup, flagged, cnt in rows:
-        mark = " (shipped)" if cap == shipped.max_windows else ""
+    for cap, asm, pairs, cpu, agree, sup, flagged, cnt in rows:
+        mark = (" (shipped)" if (cap, asm) == (shipped.max_windows, shipped.assemble_sentences)
+                else "" if asm else ", no assembled window")
         lines.append(f"| {cap}{mark} | {pairs} | {pairs / n_claims:.2f} | {cpu:.1f} | {agree:.3f} | "
                      f"{sup:.3f} | {flagged}/{len(wrong)} | "
                      + ", ".join(f"{k} {v}" for k, v in sorted(cnt.items())) + " |")

@@ -47,6 +47,13 @@ class VerifyConfig:
             order; the rest count as neutral. 0 sends every window that passes the gate. The
             shipped combiner was fitted on the two best windows by this share (see the model
             card), so 2 also matches what it was calibrated on.
+        assemble_sentences: besides the contiguous windows, read one *assembled* window:
+            up to this many sentences of one source document among the claim's evidence
+            passages (grouped by ``doc_id``), picked greedily to cover the claim's content
+            words, in reading order (support spread over sentences or passages of a
+            document; see :mod:`offline_eval.nli.assemble`). It is one more
+            candidate for ``max_windows``; the coverage features never read it. 0 turns
+            it off.
         check_numbers: a claim the model finds supported, whose numbers (money, percentages,
             years, counts, measurements; see :mod:`offline_eval.audit.quantities`) are off
             beyond twice their tolerance from every number of the same kind in the top-k
@@ -66,6 +73,7 @@ class VerifyConfig:
     min_clause_words: int = 4
     min_overlap: float = 0.0
     max_windows: int = 0
+    assemble_sentences: int = 6
     check_numbers: bool = True
     check_names: bool = True
     combiner: Combiner | None = None

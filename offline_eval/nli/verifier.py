@@ -10,6 +10,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.features import coverage
@@ -30,6 +31,7 @@ class ClaimScores:
     clauses: tuple[str, ...] = ()
     reason: str | None = None
     passage_features: tuple[Mapping[str, float], ...] = ()  # the features on each passage alone
+    assembled: Assembled | None = None  # the assembled window, read as one more passage (last)
 
 
 def _as_evidence(items: Sequence[Any]) -> list[Evidence]:
@@ -37,6 +39,16 @@ def _as_evidence(items: Sequence[Any]) -> list[Evidence]:
     for i, e in enumerate(items):
         out.append(e if isinstance(e, Evidence) else Evidence(passage_id=str(i), text=str(e)))
     return out
+
+
+def _read(evidence: Sequence[Any], top_k: int, s: "ClaimScores") -> list[Evidence]:
+    """The passages a claim's scores index: the top-k, then the assembled window."""
+    ev = _as_evidence(list(evidence)[:top_k])
+    if s.assembled is not None:
+        a = s.assembled
+        ev.append(Evidence(passage_id="assembled:" + "+".join(a.sources), text=a.text,
+                           title=f"{a.sentences} sentence(s) assembled from the evidence"))
+    return ev
 
 
 class Verifier:
@@ -91,15 +103,23 @@ class Verifier:
         probs = self.runner.predict(list(pairs))
         return [{l: float(p[j]) for j, l in enumerate(self.labels)} for p in probs]
 
-    def score_claims(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[ClaimScores]:
-        """NLI over all (window, unit) pairs of all claims in one runner call."""
+    def score_claims(self, items: Sequence[tuple[str, Sequence[Any]]],
+                     pools: Sequence[Sequence[Any]] | None = None) -> list[ClaimScores]:
+        """NLI over all (window, unit) pairs of all claims in one runner call.
+
+        ``pools`` (one per item) are the sentences the assembled window may draw from
+        (str, or ``(passage id, sentence)``), read as one document; by default each source
+        document among the item's top-k passages (grouped by ``doc_id``) is a pool of its
+        own, and the pool whose sentences cover the most claim words gives the window.
+        """
         cfg = self.config
         jobs: list[tuple[int, int, int, str, str]] = []
         gated: list[tuple[int, int, int]] = []
-        plans: list[tuple[list[str], list[list[str]]] | str] = []
+        plans: list[tuple[list[str], list[list[str]], Assembled | None] | str] = []
         for ci, (claim, evidence) in enumerate(items):
             claim = (claim or "").strip()
-            passages = [e.text for e in _as_evidence(list(evidence)[: cfg.top_k])]
+            evs = _as_evidence(list(evidence)[: cfg.top_k])
+            passages = [e.text for e in evs]
             if not claim:
                 plans.append("empty claim")
                 continue
@@ -113,7 +133,21 @@ class Verifier:
                 units += clauses if len(clauses) > 1 else []
             budget = max(32, self._max_len - self._overhead - max(self._count(units)) - 2)
             windows = [self._windows(p, budget) for p in passages]
-            plans.append((units, windows))
+            assembled = None
+            if cfg.assemble_sentences > 0:
+                if pools is not None:
+                    groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
+                else:  # one pool per source document, in the order the passages came
+                    docs: dict[str, list[tuple[str, str]]] = {}
+                    for e in evs:
+                        docs.setdefault(e.doc_id or e.passage_id, []).append((e.passage_id, e.text))
+                    groups = [sentence_pool(ps) for ps in docs.values()]
+                assembled = assemble_best(claim, groups, budget, self._count, cfg.assemble_sentences)
+                if assembled is not None and any(assembled.text == w for ws in windows for w in ws):
+                    assembled = None  # one contiguous window already holds it
+                if assembled is not None:
+                    windows.append([assembled.text])
+            plans.append((units, windows, assembled))
             for ui, u in enumerate(units):
                 keep = self._select_windows(u, windows)
                 for pi, ws in enumerate(windows):
@@ -148,10 +182,11 @@ class Verifier:
             passing = sorted(passing, key=lambda k: (-hits[k], k))[: cfg.max_windows]
         return set(passing)
 
-    def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]]],
+    def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]], Assembled | None],
                    rows: list[tuple[int, int, np.ndarray]]) -> ClaimScores:
-        units, windows = plan
+        units, windows, assembled = plan
         n_p = len(windows)
+        contiguous = windows[:-1] if assembled is not None else windows
         ent = np.zeros((len(units), n_p))
         con = np.zeros(n_p)
         best: list[np.ndarray] = [np.zeros(len(self.labels)) for _ in range(n_p)]
@@ -165,12 +200,14 @@ class Verifier:
         feats = {"ent_full": float(ent[0].max()),
                  "ent_split": float(ent[1:].max(axis=1).min()) if len(units) > 1 else float(ent[0].max()),
                  "con_max": float(con.max())}
-        feats.update(coverage(claim, [w for ws in windows for w in ws]))
+        # coverage reads the contiguous windows only: the assembled window covers the
+        # claim's words by construction, which says little about support
+        feats.update(coverage(claim, [w for ws in contiguous for w in ws]))
         per = tuple({"ent_full": float(ent[0, i]),
                      "ent_split": float(ent[1:, i].min()) if len(units) > 1 else float(ent[0, i]),
                      "con_max": float(con[i]), **coverage(claim, windows[i])} for i in range(n_p))
         return ClaimScores(feats, tuple({l: float(b[j]) for j, l in enumerate(self.labels)} for b in best),
-                           tuple(float(c) for c in con), tuple(units[1:]), None, per)
+                           tuple(float(c) for c in con), tuple(units[1:]), None, per, assembled)
 
     def p_supported(self, s: ClaimScores) -> float:
         """The combiner's P(supported), or the weakest clause's P(entailment) without one."""
@@ -182,7 +219,7 @@ class Verifier:
         cfg = self.config
         if s.reason:
             return Verdict("unverifiable", reason=s.reason)
-        ev = _as_evidence(list(evidence)[: cfg.top_k])
+        ev = _read(evidence, cfg.top_k, s)
         ents = [p.get("entailment", 0.0) for p in s.passage_probs]
         pe, pc = int(np.argmax(ents)), int(np.argmax(s.passage_con))
         pk = self._conflicting(s, pc)
