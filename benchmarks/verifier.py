@@ -4,8 +4,8 @@
   threshold (and the combiner) fitted on the training folds only; word overlap beside it.
   Evidence: the top-2 five-sentence windows of the claim's evidence sentences by
   content-word coverage (a stand-in for the retrieve stage); every sentence of the page is
-  the pool of the verifier's assembled window. The same run without that window
-  (``--assemble-sentences 0``) is reported beside it.
+  the pool of the verifier's assembled window (``benchmarks/assembled.py`` measures that
+  window on and off).
 * Factcheck-GPT stance pairs, the held-out 30% of claims (never trained on).
 * The held-out 8% of the NLI training sets (hash split, see the recipe's data.py).
 * Throughput (pairs/s, batch 32) at 128- and 384-token pairs and peak RSS, torch fp32 vs
@@ -111,7 +111,8 @@ def worker(args: argparse.Namespace) -> None:
     from offline_eval.nli.verifier import decomposer_splitter
     splitter = decomposer_splitter(args.splitter) if args.splitter != "clauses" else None
     # the two best windows are the passages; every sentence of the page is the assembled
-    # window's pool (in the pipeline: the sentences of the top-k passages)
+    # window's pool (the page is one document; in the pipeline, each source document among
+    # the top-k passages is a pool)
     v = Verifier(runner, VerifyConfig(min_overlap=args.min_overlap, max_windows=2,
                                       assemble_sentences=args.assemble_sentences), splitter=splitter)
     out: dict[str, Any] = {"backend": args.worker, "labels": list(runner.labels)}
@@ -349,10 +350,6 @@ def main() -> None:
     if args.fit_combiner:
         return fit_shipped(args.model, res[names[0]], args.min_overlap, args.assemble_sentences)
     stats = {b: analyse(r) for b, r in res.items()}
-    if args.assemble_sentences > 0:  # the ablation: the same run without the assembled window
-        stats_off = {b: analyse(r) for b, r in features(args, names, 0).items()}
-        for b in stats:
-            stats[b]["off"] = stats_off[b]
     tp = {}
     if not args.skip_throughput:
         for b in (*BACKENDS, "onnx-int8-batched"):
@@ -377,7 +374,10 @@ def report(args, res, stats, tp) -> str:
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPU cores "
              f"(load average {os.getloadavg()[0]:.1f} at the end: a shared, contended box).", "",
              f"WiCE dev: {first['n_wice']} claims, supported vs partially/not supported, balanced accuracy, "
-             "nested 5-fold CV (thresholds and combiner fitted on training folds only).", "",
+             "nested 5-fold CV (thresholds and combiner fitted on training folds only). Evidence: the "
+             "two best five-sentence windows of the page by claim words, and the assembled window "
+             f"(up to {args.assemble_sentences} sentences of the page; `benchmarks/assembled.py` "
+             "measures it on and off).", "",
              "| backend | word overlap | coverage-only LR | NLI alone (weakest clause thr / NLI-feature LR) | NLI + coverage combiner | "
              "Factcheck-GPT held-out (argmax / CV thr) | NLI held-out 3-way acc | NLI held-out ent-vs-not BA |",
              "|---|---|---|---|---|---|---|---|"]
@@ -392,15 +392,6 @@ def report(args, res, stats, tp) -> str:
                       f"coverage-only LR {s['wice_cov3_rep']:.3f} ± {s['wice_cov3_sd']:.3f}"
                       for b, s in stats.items()) + ". This mean, not one split, is the figure to "
                   "compare with the target."]
-    if "off" in first and "wice_combined_rep" in first["off"]:
-        lines += ["", f"The verifier reads, beside the best contiguous windows, an *assembled* window of up "
-                  f"to {args.assemble_sentences} sentences picked from the whole page to cover the claim's "
-                  "words (`assemble_sentences`). The same run without it (`--assemble-sentences 0`, "
-                  "combiner refitted in each fold), 20 fold assignments: " + "; ".join(
-                      f"{b}: combiner {s['off']['wice_combined_rep']:.3f} ± {s['off']['wice_combined_sd']:.3f} "
-                      f"(with it {s['wice_combined_rep']:.3f}), NLI alone (weakest clause, CV thr) "
-                      f"{s['off']['wice_nli']:.3f} (with it {s['wice_nli']:.3f})"
-                      for b, s in stats.items()) + "."]
     if len(res) > 1:
         a, b = list(res.values())[:2]
         pa = [max(r["p"], key=r["p"].get) for r in a["nli"] + a["fc"] if r["p"]]
