@@ -11,8 +11,11 @@ grouped CV on the outer training queries only, refitted on them, and scores the
 held-out queries. The grid ensemble (a hypothesis fixed before its score was seen) skips
 selection: all 18 configurations are fitted on the outer training queries, each one's
 scores are z-scored with the mean and sd of its scores on the claims it was fitted on,
-and the 18 z-scores are averaged (``offline_eval.importance.ensemble``; the shipped
-recipe). Labels are cut by rank within each response at the human proportions.
+and the 18 z-scores are averaged (``offline_eval.importance.ensemble``). Labels are cut
+by rank within each response at the pooled human proportions, or (the shipped recipe,
+"grid ensemble + predicted proportions") at proportions predicted per response by the
+12-model ensemble of ``offline_eval.importance.proportions``, fitted on the same
+training queries' human labels.
 gpt-4o's labels and order come from the same files and are scored against the same
 human labels on the same claims.
 

@@ -108,6 +108,12 @@ class ProportionModel:
                              "combiner's features")
         if any(a.shape != (len(columns),) for a in arrays) or np.any(arrays[1] <= 0):
             raise ModelError("bad proportion model JSON: array lengths or scales are wrong")
+        clip = data.get("clip", {})
+        if clip and (list(clip.get("vital", ())) != [VITAL_MIN, VITAL_MAX]
+                     or clip.get("okay_plus_max") != OKAY_MAX):
+            raise ModelError(f"bad proportion model JSON: it was fitted with clip bounds {clip}, "
+                             f"this code clips vital to [{VITAL_MIN}, {VITAL_MAX}] and "
+                             f"vital-or-okay to {OKAY_MAX}")
         return cls(columns, arrays[0], arrays[1], arrays[2], vi, arrays[3], oi,
                    dict(data.get("meta") or {}))
 

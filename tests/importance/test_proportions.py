@@ -69,6 +69,25 @@ def test_ensemble_is_the_mean_of_its_members_and_round_trips():
         ProportionEnsemble.from_json({"kind": "other"}, ("a", "b"))
 
 
+def test_ridge_matches_scikit_learn():
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    from offline_eval.importance.proportions import _ridge
+    rng = np.random.default_rng(3)
+    z, w = rng.normal(size=(40, 3)), rng.uniform(1, 30, size=40)
+    y = z @ [0.3, -0.2, 0.0] + rng.normal(scale=0.1, size=40)
+    b, c = _ridge(z, y, w, 5.0)
+    ref = sklearn.Ridge(alpha=5.0).fit(z, y, sample_weight=w)
+    assert np.allclose(b, ref.coef_, atol=1e-8) and abs(c - ref.intercept_) < 1e-8
+
+
+def test_clip_bounds_in_the_json_must_be_this_code_s():
+    feats, levels = _responses(2)
+    data = fit_proportions(feats, levels, ("a", "b")).to_json()
+    data["clip"]["okay_plus_max"] = 0.5
+    with pytest.raises(ModelError, match="clip bounds"):
+        ProportionModel.from_json(data, ("a", "b"))
+
+
 def test_no_response_with_claims_is_an_error():
     with pytest.raises(ValueError, match="no response"):
         fit_proportions([np.zeros((0, 1))], [np.zeros(0)], ("a",))
