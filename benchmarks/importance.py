@@ -141,6 +141,26 @@ def proportion_notes(nq: Labelled, runs, fold_sets) -> str:
             f"response's own human proportions (an oracle, not a system) {oracle:.3f}.")
 
 
+def transfer_note(nq: Labelled, weak: Labelled) -> str:
+    """Out-of-domain check of the predicted proportions: fitted on all NQ queries (and the
+    ensemble's members without weak labels), scored on Factcheck-GPT's most-important marks."""
+    from offline_eval.importance.selection import GRID as FIT_GRID
+    comb = fit_ensemble(nq, range(len(nq.features)), None,
+                        grid=[g for g in FIT_GRID if g.weak_weight == 0])
+    model = fit_proportion_ensemble(nq.features, nq.levels, FEATURES)
+    h = np.concatenate(weak.levels)
+    fixed = np.concatenate([cut_levels(comb.score(x)) for x in weak.features])
+    pred = np.concatenate([cut_levels(comb.score(x), model.predict(x)) for x in weak.features])
+    share = np.mean([model.predict(x)[0] for x in weak.features])
+    k_fixed, k_pred = weighted_kappa(h, fixed), weighted_kappa(h, pred)
+    verdict = "do not carry over" if k_pred < k_fixed else "carry over"
+    return (f"Transfer check on Factcheck-GPT's most-important sentence/claim marks ({len(h)} "
+            f"claims of {len(weak.features)} responses; a different scheme, {np.mean(h == 2):.0%} "
+            f"vital), fitted on all NQ queries without the weak labels: κ {k_fixed:.3f} at the "
+            f"fixed proportions, {k_pred:.3f} at the predicted ones (mean predicted vital share "
+            f"{share:.0%}). The proportions learned from the NQ annotators {verdict} to that scheme.")
+
+
 def agreement_tables(rs, systems, keys, fold_sets) -> list[str]:
     subsets = {c: [i for i, r in enumerate(rs) if r.condition == c] for c in data.CONDITIONS}
     subsets["pooled"] = list(range(len(rs)))
@@ -371,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
               f"over the {len(gain)} test folds, the predicted proportions change pooled κ by "
               f"{gain.mean():+.3f} ± {gain.std():.3f} (higher in {int((gain > 0).sum())} of "
               f"{len(gain)} folds)."]
+    lines += ["", transfer_note(nq, weak)]
     lines += ["", f"Configurations chosen by the inner CV ({len(chosen)} outer folds): "
               + "; ".join(f"{name} x{n}" for name, n in counts) + "."]
     if args.int8_check:
