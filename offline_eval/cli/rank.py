@@ -1,7 +1,10 @@
 """``offline-eval rank IN.jsonl [-o OUT.jsonl]``: importance of claims against a query.
 
 Input rows: ``{"id", "query", "claims": [{"id", "text", "sentence_index"?}]}``.
-Output rows: ``{"id", "claims": [{"id", "importance", "score"}], "order": [ids]}``.
+Output rows: ``{"id", "claims": [{"id", "importance", "score"}], "order": [ids],
+"proportions": {"vital", "okay", "less-important"}}``; ``proportions`` are the shares the
+labels were cut at (predicted for the response by the shipped ranker; counts are rounded,
+at least one vital) and are absent for a row without claims.
 A row with no claims gives an empty result; a missing query or duplicate claim ids
 are input errors naming the file and line.
 """
@@ -58,10 +61,14 @@ def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str
                 yield {"id": rid, "claims": [], "order": []}
                 continue
             rk = next(rankings)
-            yield {"id": rid,
+            out = {"id": rid,
                    "claims": [{"id": c["id"], "importance": lab, "score": round(sc, 6)}
                               for c, lab, sc in zip(claims, rk.labels, rk.scores)],
                    "order": [claims[i]["id"] for i in rk.order]}
+            if rk.proportions is not None:
+                out["proportions"] = dict(zip(("vital", "okay", "less-important"),
+                                              (round(p, 4) for p in rk.proportions)))
+            yield out
 
 
 def run(args: argparse.Namespace) -> int:

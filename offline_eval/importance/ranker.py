@@ -45,6 +45,7 @@ class Ranking:
     labels: tuple[str, ...]
     scores: tuple[float, ...]
     order: tuple[int, ...]
+    proportions: tuple[float, float, float] | None = None  # (vital, okay, less) the cut used
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,8 @@ class ImportanceRanker:
             props = (self.proportions.predict(x) if self.proportions is not None and len(x)
                      else self.combiner.proportions)
             labels = cut_by_rank(scores, props)
-            results.append(Ranking(labels, tuple(float(s) for s in scores), order_of(labels)))
+            results.append(Ranking(labels, tuple(float(s) for s in scores), order_of(labels),
+                                   (float(props[0]), float(props[1]), float(props[2]))))
         return results
 
     def rank(self, query: str, claims: Sequence[str],
