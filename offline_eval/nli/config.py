@@ -61,7 +61,9 @@ class VerifyConfig:
             combiner leans on word overlap, which a changed number barely moves).
         check_names: a supported claim that names X where its deciding passage, in the same
             frame (the two words before and the word after), names Y and never X, is
-            ``contradicted`` instead (see :mod:`offline_eval.nli.substitution`).
+            ``contradicted`` instead; so is one where a passage titled with another name of
+            the claim (the passage about its subject) names Y after the same two words
+            (see :mod:`offline_eval.nli.substitution`).
     """
 
     support: float = 0.5

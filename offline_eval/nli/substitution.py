@@ -51,8 +51,16 @@ def _names(toks: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def find_substitution(claim: str, passage: str, context: int = 2) -> Substitution | None:
+def find_substitution(claim: str, passage: str, context: int = 2, title: str | None = None,
+                      anchored_only: bool = False) -> Substitution | None:
     """The first name of ``claim`` that ``passage`` replaces in the same frame, or None.
+
+    With ``title`` (the name of what the passage is about, e.g. a Wikipedia article's
+    title), a passage about another name of the claim may differ after the slot: "Hamlet
+    was written by Christopher Marlowe." against the article *Hamlet*'s "a tragedy written
+    by William Shakespeare sometime between 1599 and 1601" is a substitution; the left
+    frame must still match and hold a content word. Without a matching title, the word
+    after the slot must match too. ``anchored_only`` checks only names the title anchors.
 
     >>> find_substitution("The buffalo is native to Asia, where it is common.",
     ...                   "The buffalo is native to Sub-Saharan Africa, where it roams.")
@@ -62,22 +70,38 @@ def find_substitution(claim: str, passage: str, context: int = 2) -> Substitutio
     True
     >>> find_substitution("It was built by Ada Smith in Leeds.", "It was built in Leeds.") is None
     True
+    >>> find_substitution("Hamlet was written by Christopher Marlowe.",
+    ...                   "Hamlet is a tragedy written by William Shakespeare in 1600.",
+    ...                   title="Hamlet")
+    Substitution(claim_name='Christopher Marlowe', passage_name='William Shakespeare')
+    >>> find_substitution("Hamlet was written by Christopher Marlowe.",
+    ...                   "Hamlet is a tragedy written by William Shakespeare in 1600.") is None
+    True
     """
     ct, pt = _WORD.findall(claim), _WORD.findall(passage)
     plow = [t.lower() for t in pt]
     present = set(plow)
     pspans = {s: e for s, e in _names(pt)}
-    for s, e in _names(ct):
+    names = _names(ct)
+    about = (title or "").strip().lower()
+    for s, e in names:
         if s < context or any(t.lower() in present for t in ct[s:e] if t.lower() not in _CONNECT):
             continue  # sentence-initial (no left frame), or part of the name is in the passage
         left = [t.lower() for t in ct[s - context:s]]
         right = ct[e].lower() if e < len(ct) else None
-        if not any(w not in STOPWORDS and w.isalpha() for w in left + [right or ""]):
+        # the passage is about another name of the claim: the slot's right edge may differ
+        anchored = bool(about) and any(" ".join(ct[a:b]).lower() == about
+                                       for a, b in names if (a, b) != (s, e))
+        if anchored and not any(w not in STOPWORDS and w.isalpha() for w in left):
+            anchored = False
+        if anchored_only and not anchored:
+            continue
+        if not anchored and not any(w not in STOPWORDS and w.isalpha() for w in left + [right or ""]):
             continue  # a frame of function words and punctuation alone is too weak
         for ps, pe in pspans.items():
             if ps < context or plow[ps - context:ps] != left:
                 continue
-            if right is not None and (pe >= len(pt) or plow[pe] != right):
+            if not anchored and right is not None and (pe >= len(pt) or plow[pe] != right):
                 continue
             return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
     return None

@@ -249,24 +249,29 @@ class Verifier:
         out = [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
         if self.config.check_numbers:  # supported across passages: check against all of them
             out = [self._check_numbers(claim, ev, v) for v, (claim, ev) in zip(out, items)]
-        if self.config.check_names:  # against the passage that decided the verdict
-            out = [self._check_names(claim, v) for v, (claim, _) in zip(out, items)]
+        if self.config.check_names:  # the deciding passage, then passages about the claim's names
+            out = [self._check_names(claim, ev, v) for v, (claim, ev) in zip(out, items)]
         return out
 
-    @staticmethod
-    def _check_names(claim: str, verdict: Verdict) -> Verdict:
-        """A supported verdict whose deciding passage names someone or something else in
-        the claim's slot is contradicted (see :attr:`VerifyConfig.check_names`)."""
+    def _check_names(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
+        """A supported verdict is contradicted when its deciding passage names someone or
+        something else in the claim's slot, or when a passage titled with another name of
+        the claim does (see :attr:`VerifyConfig.check_names`)."""
         from offline_eval.nli.substitution import find_substitution
 
         if verdict.label != "supported" or verdict.evidence is None:
             return verdict
-        sub = find_substitution(claim or "", verdict.evidence.text)
-        if sub is None:
-            return verdict
-        return Verdict("contradicted", dict(verdict.probs), verdict.evidence,
-                       reason=f"the claim names {sub.claim_name!r} where the evidence names "
-                              f"{sub.passage_name!r}")
+        found = [(verdict.evidence, find_substitution(claim or "", verdict.evidence.text,
+                                                      title=verdict.evidence.title))]
+        found += [(e, find_substitution(claim or "", e.text, title=e.title, anchored_only=True))
+                  for e in _as_evidence(list(evidence)[: self.config.top_k])
+                  if e.title and e.passage_id != verdict.evidence.passage_id]
+        for ev, sub in found:
+            if sub is not None:
+                return Verdict("contradicted", dict(verdict.probs), ev,
+                               reason=f"the claim names {sub.claim_name!r} where the evidence "
+                                      f"names {sub.passage_name!r}")
+        return verdict
 
     def _check_numbers(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
         """A supported verdict whose numbers are far from every number of the same kind

@@ -198,6 +198,24 @@ def test_a_supported_claim_naming_someone_else_in_the_same_slot_is_contradicted(
     assert off.verify("The old mill was designed by Tom Hale, who lived in Leeds.", [passage]).label == "supported"
 
 
+def test_a_passage_about_another_name_of_the_claim_is_checked_too(fake_runner):
+    # the deciding passage (the first) never names the mill; the passage titled with the
+    # claim's other name does, with someone else in the slot and other words after it
+    claim = "Brook Mill was designed by Tom Hale."
+    about_hale = Evidence(passage_id="hale", text="Tom Hale was an architect from Leeds.",
+                          title="Tom Hale")
+    about_mill = Evidence(passage_id="mill", title="Brook Mill",
+                          text="Brook Mill is a water mill designed by Ada Brook around 1820.")
+    cfg = VerifyConfig(combiner=None, split_claims=False, support=0.0)
+    v = Verifier(fake_runner, cfg).verify(claim, [about_hale, about_mill])
+    assert v.label == "contradicted" and v.evidence.passage_id == "mill"
+    assert "'Ada Brook'" in v.reason
+    untitled = Evidence(passage_id="mill", text=about_mill.text)  # no anchor: the word after differs
+    assert Verifier(fake_runner, cfg).verify(claim, [about_hale, untitled]).label == "supported"
+    other = Evidence(passage_id="x", title="Ada Brook", text=about_mill.text)  # about a third name
+    assert Verifier(fake_runner, cfg).verify(claim, [about_hale, other]).label == "supported"
+
+
 def test_a_supported_claim_with_a_far_off_number_is_contradicted(fake_runner):
     passage = "About 9.1 million people live in the city of Brask."
     claim = "About 18.2 million people live in the city of Brask."
