@@ -113,10 +113,14 @@ class ImportanceRanker:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
             check_manifest(folder, required=model_dir is None)
-            data = read_json(folder / COMBINER_FILE)
-            combiner = combiner_from_json(data)
-            if proportions is None and data.get("proportion_model") is not None:
-                proportions = ProportionEnsemble.from_json(data["proportion_model"], FEATURES)
+            path = folder / COMBINER_FILE
+            data = read_json(path)
+            try:
+                combiner = combiner_from_json(data)
+                if proportions is None and data.get("proportion_model") is not None:
+                    proportions = ProportionEnsemble.from_json(data["proportion_model"], FEATURES)
+            except ModelError as exc:
+                raise ModelError(f"{path}: {exc}") from None
         self.combiner = combiner
         self.proportions = proportions
         if self.combiner.features != FEATURES:

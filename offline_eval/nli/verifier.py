@@ -261,12 +261,12 @@ class Verifier:
 
         if verdict.label != "supported" or verdict.evidence is None:
             return verdict
-        found = [(verdict.evidence, find_substitution(claim or "", verdict.evidence.text,
-                                                      title=verdict.evidence.title))]
-        found += [(e, find_substitution(claim or "", e.text, title=e.title, anchored_only=True))
-                  for e in _as_evidence(list(evidence)[: self.config.top_k])
-                  if e.title and e.passage_id != verdict.evidence.passage_id]
-        for ev, sub in found:
+        deciding = verdict.evidence
+        others = [e for e in _as_evidence(list(evidence)[: self.config.top_k])
+                  if e.title and e.passage_id != deciding.passage_id]
+        for ev, anchored_only in [(deciding, False)] + [(e, True) for e in others]:
+            sub = find_substitution(claim or "", ev.text, title=ev.title,
+                                    anchored_only=anchored_only)
             if sub is not None:
                 return Verdict("contradicted", dict(verdict.probs), ev,
                                reason=f"the claim names {sub.claim_name!r} where the evidence "

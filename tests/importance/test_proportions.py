@@ -88,6 +88,13 @@ def test_clip_bounds_in_the_json_must_be_this_code_s():
         ProportionModel.from_json(data, ("a", "b"))
 
 
+def test_a_bad_proportion_block_names_the_file(tmp_path):
+    payload = {**type_match_combiner().to_json(), "proportion_model": {"kind": "other"}}
+    (tmp_path / COMBINER_FILE).write_text(json.dumps(payload), encoding="utf-8")
+    with pytest.raises(ModelError, match=r"combiner\.json: bad proportion model JSON"):
+        ImportanceRanker(tmp_path, embedder=object(), nlp=object())
+
+
 def test_no_response_with_claims_is_an_error():
     with pytest.raises(ValueError, match="no response"):
         fit_proportions([np.zeros((0, 1))], [np.zeros(0)], ("a",))
