@@ -47,17 +47,20 @@ def main() -> None:
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--limit", type=int, default=0, help="use only the first N rows (smoke test)")
     ap.add_argument("--max-minutes", type=float, default=0.0, help="stop (and save) after this long")
-    ap.add_argument("--schedule", choices=("steps", "time"), default="steps",
+    ap.add_argument("--schedule", choices=("steps", "time", "both"), default="steps",
                     help="linear warmup/decay over the planned steps, or over --max-minutes of wall "
-                         "time (for a box whose speed is unknown; the steps done are recorded)")
+                         "time (for a box whose speed is unknown; the steps done are recorded), or "
+                         "over whichever of the two runs out first (the rate reaches zero either way)")
     ap.add_argument("--save-every", type=int, default=300)
     ap.add_argument("--freeze-layers", type=int, default=0, help="freeze embeddings and the first N layers")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast on a GPU (the weights stay fp32)")
+    ap.add_argument("--seed", type=int, default=SEED, help="head initialisation and batch order")
     args = ap.parse_args()
 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    random.seed(SEED); np.random.seed(SEED); torch.manual_seed(SEED)
+    random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     backbone = args.backbone
@@ -77,7 +80,7 @@ def main() -> None:
     ids = enc["input_ids"]
     tts = enc.get("token_type_ids")
     tgt = [LABELS.index(r["label"]) if r["label"] in LABELS else (10 if r["label"] == "supported" else 11) for r in rows]
-    rng = random.Random(SEED)
+    rng = random.Random(args.seed)
     plan = []
     for ep in range(math.ceil(args.epochs)):
         b = batches([len(x) for x in ids], args.batch_size, rng)
@@ -94,8 +97,10 @@ def main() -> None:
     t0 = time.time()
     opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.lr * 4}], weight_decay=0.01)
     def factor(s: int) -> float:
-        if args.schedule == "time" and args.max_minutes:
+        if args.schedule in ("time", "both") and args.max_minutes:
             f = (time.time() - t0) / (args.max_minutes * 60)
+            if args.schedule == "both":
+                f = max(f, s / total)
             return max(0.0, min(f / 0.05, (1 - f) / 0.95))
         return min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm)))
 
@@ -122,7 +127,9 @@ def main() -> None:
             if tts is not None:
                 tt[r, :n] = torch.tensor(tts[i])
         y = torch.tensor([tgt[i] for i in bidx])
-        logits = model(input_ids=x.to(device), attention_mask=m.to(device), token_type_ids=tt.to(device)).logits.float()
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=args.bf16 and device == "cuda"):
+            logits = model(input_ids=x.to(device), attention_mask=m.to(device),
+                           token_type_ids=tt.to(device)).logits.float()
         logp = torch.log_softmax(logits, -1)
         three = y < 3
         loss_terms = []
