@@ -3,7 +3,7 @@
 Run on a machine with CUDA: ``python benchmarks/gpu_throughput.py [--model DIR]``.
 Measures the package's own runners, the same code `offline-eval verify --device cuda`
 uses: the torch runner (fp32 weights) and, where ONNX Runtime has the CUDA execution
-provider, the ONNX runner. Pairs of 128 and 384 tokens, batches of 32 and 256; the best of
+provider and the folder an fp32 ONNX file, the ONNX runner. Pairs of 128 and 384 tokens, batches of 32 and 256; the best of
 five timed batches after a warm-up, and the peak GPU memory torch allocated. Without a GPU
 it says so and writes nothing.
 """
@@ -60,10 +60,11 @@ def main() -> None:
     backends = [("torch", None)]
     try:
         import onnxruntime as ort
-        if "CUDAExecutionProvider" in ort.get_available_providers() and (args.model / "onnx").is_dir():
-            backends.append(("onnx", "fp32" if (args.model / "onnx" / "model.onnx").is_file() else None))
     except ImportError:
         ort = None
+    cuda_ep = ort is not None and "CUDAExecutionProvider" in ort.get_available_providers()
+    if cuda_ep and (args.model / "onnx" / "model.onnx").is_file():  # int8 is a CPU format
+        backends.append(("onnx", "fp32"))
     for backend, precision in backends:
         for batch in (32, 256):
             torch.cuda.reset_peak_memory_stats()
@@ -78,9 +79,11 @@ def main() -> None:
             torch.cuda.empty_cache()
     print(json.dumps(res, indent=1))
     gpu = torch.cuda.get_device_name(0)
-    ort_note = ("ONNX Runtime here had no CUDA execution provider (`onnxruntime`, not "
-                "`onnxruntime-gpu`), so only the torch runner was measured."
-                if len(backends) == 1 else "")
+    ort_note = ("" if len(backends) > 1 else
+                "ONNX Runtime here had no CUDA execution provider (`onnxruntime`, not "
+                "`onnxruntime-gpu`), so only the torch runner was measured." if not cuda_ep else
+                "The folder has no fp32 ONNX file (`offline-eval models import` writes one), so "
+                "only the torch runner was measured.")
     text = "\n".join([
         "## NLI runner throughput on a GPU (`benchmarks/gpu_throughput.py`)",
         "",
