@@ -3,9 +3,9 @@
 Run on a machine with CUDA: ``python benchmarks/gpu_throughput.py [--model DIR]``.
 Measures the package's own runners, the same code `offline-eval verify --device cuda`
 uses: the torch runner (fp32 weights) and, where ONNX Runtime has the CUDA execution
-provider and the folder an fp32 ONNX file, the ONNX runner. Pairs of 128 and 384 tokens, batches of 32 and 256; the best of
-five timed batches after a warm-up, and the peak GPU memory torch allocated. Without a GPU
-it says so and writes nothing.
+provider and the folder an fp32 ONNX file, the ONNX runner. Pairs of 128 and 384 tokens,
+batches of 32 and 256; the best of five timed batches after a warm-up, and the peak GPU
+memory torch allocated. Without a GPU it says so and writes nothing.
 """
 from __future__ import annotations
 
