@@ -30,20 +30,12 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
         raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
     # a folder with a manifest is checked file by file before anything is loaded
     manifest = verify_model(path) if (path / MANIFEST).is_file() else {}
-    if backend is None:
-        backend = manifest.get("default_backend") if manifest else None
-        backend = backend or ("onnx" if (path / "onnx").is_dir() else "torch")
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    if device is not None and device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    backend, precision = resolve_backend(path, manifest, backend, device, precision)
     if max_length is None and manifest:
         max_length = manifest.get("max_length")
     if backend == "onnx":
         from offline_eval.runners.ort import OnnxNLIRunner
 
-        if precision is None and manifest:
-            precision = manifest.get("default_precision")
         return OnnxNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length,
                              precision=precision, threads=threads)
     from offline_eval.runners.hf import TorchNLIRunner
@@ -53,6 +45,45 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     return TorchNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length)
+
+
+def _ort_has_cuda() -> bool:
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return False
+    return "CUDAExecutionProvider" in ort.get_available_providers()
+
+
+def resolve_backend(path: Path, manifest: dict, backend: str | None, device: str | None,
+                    precision: str | None, ort_has_cuda=_ort_has_cuda) -> tuple[str, str | None]:
+    """The backend and ONNX precision a folder runs with, given what was asked.
+
+    Unset, the backend is the manifest's ``default_backend`` (else ``onnx`` when the folder
+    has ``onnx/``, else ``torch``) and the ONNX precision its ``default_precision``. On CUDA
+    (``device="cuda"``, or ``None`` with ONNX Runtime's CUDA provider present) the manifest's
+    precision is not applied: int8 dynamic quantisation is a CPU format, so the runner takes
+    the fp32 file when there is one. With ``device="cuda"`` and no backend asked, a folder
+    without an fp32 ONNX file (the embedded model ships int8 only) runs on ``torch`` with its
+    safetensors instead of sending int8 to the GPU. An explicit backend or precision is kept.
+    """
+    from offline_eval.runners.ort import ONNX_FILES
+
+    asked = backend
+    if backend is None:
+        backend = manifest.get("default_backend") if manifest else None
+        backend = backend or ("onnx" if (path / "onnx").is_dir() else "torch")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if backend != "onnx":
+        return backend, precision
+    cuda = device == "cuda" or (device is None and ort_has_cuda())
+    if precision is None and not cuda and manifest:
+        precision = manifest.get("default_precision")
+    if (device == "cuda" and asked is None and precision is None
+            and not (path / ONNX_FILES["fp32"]).is_file() and (path / "model.safetensors").is_file()):
+        return "torch", None
+    return backend, precision
 
 
 def shared_runner(path: str | Path, backend: str | None = None, device: str | None = None,

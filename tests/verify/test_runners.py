@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +125,33 @@ def test_predict_is_deterministic_and_order_preserving(tiny_model):
     b = runner.predict(PAIRS[::-1])[::-1]
     np.testing.assert_allclose(a, b, atol=1e-6)
     assert runner.predict([]).shape == (0, 3)
+
+
+def _folder(root: Path, fp32: bool) -> Path:
+    (root / "onnx").mkdir(parents=True)
+    for name in ["model.safetensors", "onnx/model.int8.onnx"] + (["onnx/model.onnx"] if fp32 else []):
+        (root / name).write_bytes(b"")
+    return root
+
+
+def test_resolve_backend_keeps_int8_on_cpu_and_off_the_gpu(tmp_path):
+    from offline_eval.runners.load import resolve_backend
+
+    manifest = {"default_backend": "onnx", "default_precision": "int8"}
+    int8_only = _folder(tmp_path / "a", fp32=False)
+    no_cuda, cuda = (lambda: False), (lambda: True)
+    # CPU: the manifest's measured default
+    assert resolve_backend(int8_only, manifest, None, "cpu", None, no_cuda) == ("onnx", "int8")
+    assert resolve_backend(int8_only, manifest, None, None, None, no_cuda) == ("onnx", "int8")
+    # --device cuda with only an int8 file: the fp32 safetensors on torch, not int8 on the GPU
+    assert resolve_backend(int8_only, manifest, None, "cuda", None, cuda) == ("torch", None)
+    # what the user asked for explicitly is kept
+    assert resolve_backend(int8_only, manifest, "onnx", "cuda", None, cuda) == ("onnx", None)
+    assert resolve_backend(int8_only, manifest, None, "cuda", "int8", cuda) == ("onnx", "int8")
+    assert resolve_backend(int8_only, manifest, "torch", "cpu", None, no_cuda) == ("torch", None)
+    # with an fp32 export, ONNX stays and the runner takes fp32 on CUDA
+    both = _folder(tmp_path / "b", fp32=True)
+    assert resolve_backend(both, manifest, None, "cuda", None, cuda) == ("onnx", None)
+    assert resolve_backend(both, manifest, None, None, None, cuda) == ("onnx", None)
+    with pytest.raises(ValueError, match="valid: onnx, torch"):
+        resolve_backend(both, {"default_backend": "tf"}, None, "cpu", None, no_cuda)
