@@ -19,18 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-WORDS = "the committee approved the new river bridge project in the northern district last spring".split()
-HYPOTHESIS = "The committee approved the bridge project in spring."
-
-
-def pairs_for(n_tok: int, n: int) -> list[tuple[str, str]]:
-    prem = " ".join(WORDS[i % len(WORDS)] for i in range(n_tok - 14))
-    return [(prem, HYPOTHESIS)] * n
+from verifier import throughput_pairs  # noqa: E402  (the CPU table's input: comparable figures)
 
 
 def measure(runner, n_tok: int, batch: int, sync) -> float:
-    pairs = pairs_for(n_tok, batch)
+    pairs = throughput_pairs(n_tok, batch)
     runner.predict(pairs[:8])
     runner.predict(pairs)
     best = float("inf")

@@ -137,6 +137,14 @@ def worker(args: argparse.Namespace) -> None:
     Path(args.out).write_text(json.dumps(out))
 
 
+def throughput_pairs(n_tok: int, n: int) -> list[tuple[str, str]]:
+    """``n`` copies of one (premise, hypothesis) pair of about ``n_tok`` tokens: the
+    throughput input (shared with ``gpu_throughput.py``)."""
+    words = "the committee approved the new river bridge project in the northern district last spring".split()
+    prem = " ".join(words[i % len(words)] for i in range(n_tok - 14))
+    return [(prem, "The committee approved the bridge project in spring.")] * n
+
+
 def throughput(args: argparse.Namespace) -> None:
     """pairs/s at 128 and 384 tokens, batch 32, and this process's peak RSS."""
     import resource
@@ -152,11 +160,9 @@ def throughput(args: argparse.Namespace) -> None:
                          threads=args.threads)
     if batched:
         runner.batch_size = 32  # the runner's default is 1: batch mates would change the outputs
-    words = "the committee approved the new river bridge project in the northern district last spring".split()
     res = {}
     for n_tok in (128, 384):
-        prem = " ".join(words[i % len(words)] for i in range(n_tok - 14))
-        pairs = [(prem, "The committee approved the bridge project in spring.")] * 32
+        pairs = throughput_pairs(n_tok, 32)
         runner.predict(pairs[:4])
         best, best_cpu = float("inf"), float("inf")
         for _ in range(5):  # best of 5 batches: the box is shared

@@ -15,7 +15,8 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
 
     A folder with ``manifest.json`` is verified first (sha256 of every file).
     ``backend=None`` uses the folder's manifest ``default_backend`` (else onnx when an
-    ONNX file is present, else torch). ``device=None`` picks the best available.
+    ONNX file is present, else torch), except on CUDA (:func:`resolve_backend`).
+    ``device=None`` picks the best available.
 
     Raises:
         ValueError: an unknown backend or device, listing the valid values.
@@ -48,11 +49,13 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
 
 
 def _ort_has_cuda() -> bool:
+    """Whether ONNX Runtime's best available provider (``providers_for(None, ...)``) is CUDA."""
     try:
         import onnxruntime as ort
     except ImportError:
         return False
-    return "CUDAExecutionProvider" in ort.get_available_providers()
+    from offline_eval.runners.ort import providers_for
+    return providers_for(None, ort.get_available_providers())[0] == "CUDAExecutionProvider"
 
 
 def resolve_backend(path: Path, manifest: dict, backend: str | None, device: str | None,

@@ -161,6 +161,7 @@ def wiki(path: Path, rng: random.Random, n_articles: int = 6000, passes: int = 2
             arts.append((data[key].get("topic", ""), sents))
     rng.shuffle(arts)
     arts = arts[:n_articles]
+    print(f"wiki: {len(arts)} leads of 4+ sentences, {passes} passes")
     by_topic: dict[str, list[int]] = {}
     for i, (t, _) in enumerate(arts):
         by_topic.setdefault(t, []).append(i)

@@ -20,6 +20,10 @@ def main() -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
+    for c in args.ckpts:
+        missing = [f for f in ("config.json", "model.safetensors") if not (c / f).is_file()]
+        if missing:
+            raise SystemExit(f"{c}: missing {', '.join(missing)} (expected a train.py checkpoint)")
     labels = {json.dumps(json.loads((c / "config.json").read_text())["id2label"]) for c in args.ckpts}
     if len(labels) != 1:
         raise SystemExit(f"the checkpoints disagree on id2label: {sorted(labels)}")
