@@ -181,37 +181,8 @@ def ba(y, pred) -> float:
     return balanced_accuracy(y, pred)
 
 
-def folds(y: np.ndarray, k: int = 5, seed: int = 13) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    idx = [rng.permutation(np.where(y == c)[0]) for c in (0, 1)]
-    return [np.concatenate([i[f::k] for i in idx]) for f in range(k)]
-
-
-def cv_threshold(score: np.ndarray, y: np.ndarray) -> float:
-    from offline_eval.nli.combiner import best_threshold
-    pred = np.zeros(len(y), dtype=int)
-    for test in folds(y):
-        train = np.setdiff1d(np.arange(len(y)), test)
-        pred[test] = score[test] >= best_threshold(score[train], y[train])
-    return ba(y, pred)
-
-
-def cv_combiner(x: np.ndarray, y: np.ndarray, l2: float = 1.0, seed: int = 13) -> float:
-    from offline_eval.nli.combiner import best_threshold, fit_logistic
-    pred = np.zeros(len(y), dtype=int)
-    for test in folds(y, seed=seed):
-        train = np.setdiff1d(np.arange(len(y)), test)
-        c = fit_logistic(x[train], y[train], l2=l2, features=FEATS[: x.shape[1]])
-        t = best_threshold(c.predict(x[train]), y[train])
-        pred[test] = c.predict(x[test]) >= t
-    return ba(y, pred)
-
-
-def cv_combiner_repeats(x: np.ndarray, y: np.ndarray, seeds: range = range(13, 33)) -> tuple[float, float]:
-    """Mean and sd of :func:`cv_combiner` over fold assignments (seed 13 is the table's
-    split): with 349 claims one split moves the balanced accuracy by a point or two."""
-    got = [cv_combiner(x, y, seed=s) for s in seeds]
-    return float(np.mean(got)), float(np.std(got))
+# the CV protocol is the library's (``offline-eval models calibrate`` runs the same folds)
+from offline_eval.nli.calibrate import cv_combiner, cv_combiner_repeats, cv_threshold, folds  # noqa: E402,F401
 
 
 def analyse(res: dict[str, Any]) -> dict[str, float]:
@@ -292,16 +263,12 @@ def features(args: argparse.Namespace, names: list[str], assemble_sentences: int
 
 def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0,
                 assemble_sentences: int = 6) -> None:
-    from offline_eval.nli.combiner import best_threshold, fit_logistic
+    from offline_eval.nli.calibrate import fit_combiner
     from offline_eval.nli.config import dump_config, load_config
 
     y = np.array(res["wice_y"])
     x = np.array([[f[k] for k in FEATS] for f in res["wice"]])
-    l2s = (0.1, 1.0, 10.0)
-    scores = {l2: cv_combiner(x, y, l2) for l2 in l2s}
-    l2 = max(l2s, key=lambda k: scores[k])
-    comb = fit_logistic(x, y, l2=l2, features=FEATS)
-    thr = best_threshold(comb.predict(x), y)
+    comb, thr, l2, scores = fit_combiner(x, y)  # what `offline-eval models calibrate` fits
     contradict, strong, calib = calibrate_nli_thresholds(res["nli"])
     comb = type(comb)(comb.features, comb.coef, comb.bias, comb.mean, comb.scale,
                       {"fitted_on": f"WiCE dev ({len(y)} claims), backend {res['backend']}", "l2": l2,

@@ -34,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="method for items with references (default qa; none skips it)")
     p.add_argument("--comprehensiveness-facts", choices=("vital", "all"), default="vital",
                    help="facts comprehensiveness checks (default vital: the key fact per source)")
+    p.add_argument("--gamma", type=int, default=10, help="FActScore length penalty γ (default 10)")
+    p.add_argument("--undecided", choices=("exclude", "unsupported"), default="exclude",
+                   help="how inconclusive claims count in precision (default: exclude)")
     p.add_argument("--home", help="data home (default $OFFLINE_EVAL_HOME or the user data dir)")
     p.add_argument("--html", help="write a self-contained HTML report here")
     p.add_argument("--summary", help="write the run summary JSON here")
@@ -56,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     from offline_eval.errors import InputError
 
-    if args.batch_size <= 0 or args.k <= 0:
-        raise InputError("--batch-size and -k must be positive")
+    if args.batch_size <= 0 or args.k <= 0 or args.gamma <= 0:
+        raise InputError("--batch-size, -k and --gamma must be positive")
     if args.granularity != "clause" and args.decomposer != "syntactic":
         raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
     items = read_items(args.input)  # validates every row and rejects duplicate ids first
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
                         granularity=args.granularity,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
                         backend=args.backend, device=args.device, batch_size=args.batch_size,
-                        k=args.k, home=args.home,
+                        k=args.k, home=args.home, gamma=args.gamma, undecided=args.undecided,
                         comprehensiveness=None if args.comprehensiveness == "none"
                         else args.comprehensiveness,
                         comprehensiveness_facts=args.comprehensiveness_facts)

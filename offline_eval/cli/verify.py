@@ -48,6 +48,11 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
     return rows
 
 
+def _rounded(probs) -> dict[str, float]:
+    """Probabilities to 6 decimals, as in `score` rows (output bytes stay stable)."""
+    return {k: round(float(p), 6) for k, p in probs.items()}
+
+
 def run(args: argparse.Namespace) -> int:
     from offline_eval.errors import InputError
     from offline_eval.io.jsonl import JsonlWriter
@@ -71,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
     for _, kind, r in rows:
         if kind == "pair":
             probs = next(pair_out)
-            out.append({"id": r["id"], "label": max(probs, key=probs.get), "probs": probs})
+            out.append({"id": r["id"], "label": max(probs, key=probs.get), "probs": _rounded(probs)})
         else:
             s, v = next(claim_out)
-            out.append({"id": r["id"], "verdict": v.label, "probs": dict(v.probs),
+            out.append({"id": r["id"], "verdict": v.label, "probs": _rounded(v.probs),
                         "p_supported": None if s.reason else round(verifier.p_supported(s), 6),
                         "decisive_evidence": v.evidence.text if v.evidence else None,
                         "reason": v.reason})

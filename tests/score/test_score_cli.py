@@ -99,6 +99,21 @@ def test_duplicate_ids_fail_before_work(tmp_path, capsys):
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def test_gamma_and_undecided_reach_the_metrics(scored, home, tmp_path):
+    d, _, out, _ = scored
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps(ITEMS[0]) + "\n")
+    alt = tmp_path / "alt.jsonl"
+    assert main(["score", str(inp), "-o", str(alt), "--corpus", "tiny", "--home", str(home),
+                 "--gamma", "1", "--undecided", "unsupported", "--quiet"]) == 0
+    base = next(r for r in map(json.loads, out.read_text().splitlines()) if r["id"] == "tower")["metrics"]
+    got = json.loads(alt.read_text())["metrics"]
+    n = len([c for c in json.loads(alt.read_text())["claims"] if c["verdict"] != "inconclusive"])
+    assert 0 < n < 10  # so the default gamma (10) penalises and gamma 1 does not
+    assert got["factscore_precision_gamma"] == got["factscore_precision"]
+    assert base["factscore_precision_gamma"] < base["factscore_precision"] or base["factscore_precision"] == 0
+
+
 def test_nli_options_reach_every_stage_that_loads_the_nli_model():
     from offline_eval.score import ScoreOptions, score_specs
 
