@@ -42,6 +42,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_paths(args: argparse.Namespace) -> None:
+    """Output paths that would destroy an input or fail after the work is done are
+    refused before any work starts (see :func:`offline_eval.io.jsonl.check_paths`)."""
+    from offline_eval.io.jsonl import check_paths
+
+    ins = [getattr(args, "input", None), *(getattr(args, "inputs", None) or ()), getattr(args, "dev", None)]
+    out = getattr(args, "output", None)
+    folder = getattr(args, "engine", None) == "ray"  # score --engine ray writes a folder
+    check_paths([getattr(args, "summary", None), getattr(args, "html", None), None if folder else out],
+                [i for i in ins if isinstance(i, str)], [out] if folder else [])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -49,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_paths(args)
         return int(args.func(args) or 0)
     except (InputError, ModelError) as exc:
         print(f"offline-eval: error: {exc}", file=sys.stderr)
@@ -58,6 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file the run could not read or write: no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"offline-eval: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("offline-eval: interrupted", file=sys.stderr)
         return 130

@@ -16,7 +16,6 @@ claim-less response; ``warnings`` flags text that does not look like English.
 from __future__ import annotations
 
 import argparse
-from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
 
@@ -39,15 +38,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _items(path: str) -> Iterator:
-    from offline_eval.io.jsonl import get_field, read_jsonl
+def _items(path: str) -> list:
+    """Every row validated (ids unique) before any model loads."""
+    from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
     from offline_eval.types import Item
 
+    out, unique = [], UniqueIds(path)
     for line, row in read_jsonl(path):
-        rid = get_field(row, "id", (str, int), path=path, line=line)
+        rid = unique(get_field(row, "id", (str, int), path=path, line=line), line)
         response = get_field(row, "response", str, path=path, line=line)
         query = get_field(row, "query", str, path=path, line=line, default="", nullable=True) or ""
-        yield Item(id=str(rid), query=query, response=response)
+        out.append(Item(id=rid, query=query, response=response))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if args.decomposer == "generative":
         options.update(model_dir=args.decomposer_model, device=args.device,
                        batch_size=args.batch_size)
+    items = _items(args.input)
     with JsonlWriter(args.output) as out:
-        for rec in decompose_items(_items(args.input), args.decomposer,
+        for rec in decompose_items(items, args.decomposer,
                                    records_per_batch=args.batch_size, **options):
             out.write(to_row(rec))
     return 0

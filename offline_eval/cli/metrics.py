@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import JsonlWriter
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if len(groups) > 1:
         summary["comparisons"] = compare(groups)
     if args.summary:
+        Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
         with open(args.summary, "w", encoding="utf-8") as fh:
             json.dump(summary, fh, indent=2, allow_nan=False)
             fh.write("\n")

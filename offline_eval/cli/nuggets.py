@@ -11,17 +11,19 @@ import argparse
 from typing import Any, Iterator
 
 from offline_eval.io.items import parse_item
-from offline_eval.io.jsonl import JsonlWriter, read_jsonl
+from offline_eval.io.jsonl import JsonlWriter, UniqueIds, read_jsonl
 from offline_eval.types import Item, ResponseResult
 
 
 def read_nugget_items(path: str) -> list[Item]:
     """Validate every row; ``response`` is optional here."""
     items = []
+    unique = UniqueIds(path)
     for line, row in read_jsonl(path):
         if row.get("response") is None:
             row = {**row, "response": ""}
         items.append(parse_item(row, path, line))
+        unique(items[-1].id, line)
     return items
 
 
@@ -40,6 +42,12 @@ def nugget_rows(items: list[Item], stage: Any, batch_size: int = 16) -> Iterator
                 row["nuggets"].append(nj)
             if rec.item.response.strip() and rec.nuggets:
                 row["metrics"] = {k: v.to_json() for k, v in recall_metrics(rec.nuggets).items()}
+            elif not rec.nuggets:
+                row["reason"] = ("no references (and no --corpus to retrieve from)"
+                                 if not rec.item.references and stage.corpus is None
+                                 else "no fact of the sources was kept as a nugget")
+            else:
+                row["reason"] = "no response (or an empty one): support and recall not computed"
             yield row
 
 

@@ -14,7 +14,7 @@ import argparse
 from typing import Any, Iterator
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import JsonlWriter, get_field, read_jsonl
+from offline_eval.io.jsonl import JsonlWriter, UniqueIds, get_field, read_jsonl
 
 
 def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list[dict[str, Any]]]:
@@ -32,9 +32,12 @@ def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list
         if not isinstance(claim, dict):
             raise InputError("expected an object with 'id' and 'text'", path=path, line=line,
                              field=where)
-        cid = str(get_field(claim, "id", (str, int), path=path, line=line))
-        text = get_field(claim, "text", str, path=path, line=line)
-        sent = get_field(claim, "sentence_index", int, path=path, line=line, default=None)
+        try:
+            cid = str(get_field(claim, "id", (str, int)))
+            text = get_field(claim, "text", str)
+            sent = get_field(claim, "sentence_index", int, default=None)
+        except InputError as exc:
+            raise InputError(exc.reason, path=path, line=line, field=f"{where}.{exc.field}") from None
         if cid in seen:
             raise InputError(f"duplicate claim id {cid!r}", path=path, line=line,
                              field=f"{where}.id")
@@ -46,7 +49,10 @@ def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list
 def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str, Any]]:
     """Yield output rows for ``path``; every row is validated before any model loads."""
     from offline_eval.importance.ranker import RankRequest
-    rows = [parse_row(row, path, line) for line, row in read_jsonl(path)]
+    unique, rows = UniqueIds(path), []
+    for line, row in read_jsonl(path):
+        rows.append(parse_row(row, path, line))
+        unique(rows[-1][0], line)
     for start in range(0, len(rows), batch_size):
         chunk = rows[start:start + batch_size]
         todo = [r for r in chunk if r[2]]

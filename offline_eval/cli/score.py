@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.granularity != "clause" and args.decomposer != "syntactic":
         raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
     items = read_items(args.input)  # validates every row and rejects duplicate ids first
+    if not items:
+        print(f"offline-eval: warning: {args.input} has no rows", file=sys.stderr)
+    _check_sources(args, items)
     opts = ScoreOptions(corpus=args.corpus, decomposer=args.decomposer,
                         granularity=args.granularity,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
@@ -75,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
     specs = score_specs(opts)
     to_row = partial(score_row, undecided=opts.undecided, group_by=args.group_by or "group")
     if args.engine == "ray":
+        from offline_eval.engines.local import check_resume
         from offline_eval.engines.ray_engine import OUTPUT_NAME, run_ray
 
+        if args.resume:
+            check_resume(Path(args.output) / OUTPUT_NAME, items)
         stats = run_ray(args.input, specs, args.output, to_row, address=args.address,
                         actors=args.actors, num_gpus_per_actor=args.num_gpus_per_actor,
                         batch_size=args.batch_size, resume=args.resume)
@@ -89,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
                           batch_size=args.batch_size, progress=False if args.quiet else None)
         out_path = Path(args.output)
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line]
-    summary = summarize_run(rows, args.group_by, args.pair_by)
-    summary["seconds"] = round(stats.seconds, 3)
+    summary = summarize_run(rows, args.group_by, args.pair_by)  # no wall-clock time: same run, same bytes
     if args.summary:
+        Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
         Path(args.summary).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
                                       encoding="utf-8")
     if args.html:
@@ -100,6 +106,31 @@ def run(args: argparse.Namespace) -> int:
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
     _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
     return 1 if stats.failed else 0
+
+
+def _check_sources(args: argparse.Namespace, items: list) -> None:
+    """The NLI model, the corpus (when an item has no references) and the --group-by field
+    are checked before any row is scored: a wrong name fails the run at once, not row by row."""
+    from offline_eval.errors import InputError
+    from offline_eval.index.searcher import open_corpus
+    from offline_eval.modelstore import resolve_model
+
+    resolve_model(args.nli_model)
+    if any(not it.references for it in items):
+        open_corpus(args.corpus, args.home)
+    if args.group_by and items:
+        g = args.group_by
+        if not any(g in it.meta for it in items):
+            raise InputError(f"--group-by {g}: no input row has that field")
+        for it in items:
+            v = it.meta.get(g)
+            if v is not None and not isinstance(v, (str, int, float, bool)):
+                raise InputError(f"--group-by {g}: row {it.id!r} has a {type(v).__name__} there; "
+                                 "expected a string, a number or a boolean", path=args.input, field=g)
+        missing = sum(g not in it.meta for it in items)
+        if missing:
+            print(f"offline-eval: warning: {missing} row(s) have no {g!r} field; they form the "
+                  "group 'None'", file=sys.stderr)
 
 
 def _print_summary(summary: dict, stats: object, fh) -> None:

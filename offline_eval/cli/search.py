@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.k <= 0:
         raise InputError("-k must be positive")
+    if not args.query.strip():
+        raise InputError("the query is empty")
     hits = [h.to_json() for h in open_corpus(args.name, args.home).search(args.query, args.k)]
     writers = {True: lambda i, h: dumps(h), False: _text}
     for i, hit in enumerate(hits, 1):

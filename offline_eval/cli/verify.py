@@ -28,11 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _rows(path: str) -> list[tuple[int, str, dict]]:
     from offline_eval.errors import InputError
-    from offline_eval.io.jsonl import get_field, read_jsonl
+    from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
 
     rows = []
+    unique = UniqueIds(path)
     for line, row in read_jsonl(path):
         rid = get_field(row, "id", (str, int), path=path, line=line)
+        unique(rid, line)
         if "claim" in row:
             get_field(row, "claim", str, path=path, line=line)
             ev = get_field(row, "evidence", list, path=path, line=line)
@@ -40,9 +42,12 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
                 raise InputError("expected a list of strings", path=path, line=line, field="evidence")
             rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
         elif "premise" in row or "hypothesis" in row:
-            rows.append((line, "pair", {"id": rid,
-                                        "premise": get_field(row, "premise", str, path=path, line=line),
-                                        "hypothesis": get_field(row, "hypothesis", str, path=path, line=line)}))
+            pair = {"id": rid}
+            for name in ("premise", "hypothesis"):
+                pair[name] = get_field(row, name, str, path=path, line=line)
+                if not pair[name].strip():  # a label for no text would be noise
+                    raise InputError("must not be empty", path=path, line=line, field=name)
+            rows.append((line, "pair", pair))
         else:
             raise InputError("a row needs premise+hypothesis or claim+evidence", path=path, line=line)
     return rows

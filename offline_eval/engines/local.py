@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from offline_eval.errors import StageError
+from offline_eval.errors import InputError, StageError
 from offline_eval.io.jsonl import dumps
 from offline_eval.pipeline import Pipeline
 from offline_eval.types import Item, ResponseResult
@@ -61,6 +61,45 @@ def complete_ids(path: Path) -> set[str]:
     return ids
 
 
+def check_resume(path: Path, items: Sequence[Item]) -> None:
+    """Refuse to resume into an output that was written from other input.
+
+    Each complete row of ``path`` must have the id of an item of ``items`` and, where the
+    row records them, the same query, response and date: otherwise the resumed output would
+    mix rows of two inputs (rows for ids no longer there would be kept and summarised, and
+    an edited response would keep its old scores).
+
+    Raises:
+        InputError: naming the output, how many rows differ and one example of each kind.
+    """
+    if not path.exists():
+        return
+    by_id = {str(it.id): it for it in items}
+    stale: list[str] = []
+    changed: list[str] = []
+    with path.open("rb") as fh:
+        for raw in fh:
+            try:
+                row = json.loads(raw)
+            except ValueError:
+                continue  # a torn line: complete_ids drops it
+            if not (isinstance(row, dict) and row.get("status") == "ok" and "id" in row):
+                continue
+            it = by_id.get(str(row["id"]))
+            if it is None:
+                stale.append(str(row["id"]))
+            elif any(k in row and row[k] != v for k, v in
+                     (("query", it.query), ("response", it.response), ("date", it.date))):
+                changed.append(str(row["id"]))
+    if stale or changed:
+        parts = ([f"{len(stale)} row(s) for ids not in the input (e.g. {stale[0]!r})"] if stale else []) + \
+                ([f"{len(changed)} row(s) scored from another query, response or date "
+                  f"(e.g. {changed[0]!r})"] if changed else [])
+        raise InputError(f"cannot resume: it holds {' and '.join(parts)}; it was written from "
+                         "other input. Score into a new file, or remove those rows first.",
+                         path=str(path))
+
+
 def error_row(item: Item, exc: Exception) -> dict[str, Any]:
     stage = exc.stage if isinstance(exc, StageError) else "unknown"
     return {"id": item.id, "status": "error", "error": {"stage": stage, "message": str(exc)}}
@@ -89,6 +128,8 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     """Score ``items`` into ``output`` (JSONL)."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if resume:
+        check_resume(out, items)
     done_ids = complete_ids(out) if resume else set()
     todo = [it for it in items if it.id not in done_ids]
     show = sys.stderr.isatty() if progress is None else progress

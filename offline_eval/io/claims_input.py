@@ -42,6 +42,29 @@ class _Ctx:
             raise self.fail(field, f"unknown value {value!r}; valid: {', '.join(valid)}")
         return value
 
+    def ids(self, values: Any, field: str, known: set[str] | None = None, what: str = "claim") -> tuple[str, ...]:
+        """A list of ids (strings or integers), each one of ``known`` when given."""
+        if not isinstance(values, list):
+            raise self.fail(field, f"expected a list of {what} ids, got {type(values).__name__}")
+        out = []
+        for i, v in enumerate(values):
+            if not isinstance(v, (str, int)) or isinstance(v, bool):
+                raise self.fail(f"{field}[{i}]", f"expected a {what} id, got {type(v).__name__}")
+            if known is not None and str(v) not in known:
+                raise self.fail(f"{field}[{i}]", f"unknown {what} id {v!r}")
+            out.append(str(v))
+        return tuple(out)
+
+    def n2s(self, row: Mapping[str, Any], name: str, claims: set[str] | None = None,
+            nuggets: set[str] | None = None) -> dict[str, tuple[str, ...]]:
+        """``{nugget id: [claim id, ...]}``, ids checked against ``nuggets`` / ``claims``."""
+        out = {}
+        for k, v in self.get(row, name, dict, default={}).items():
+            if nuggets is not None and str(k) not in nuggets:
+                raise self.fail(f"{name}.{k}", f"unknown nugget id {k!r}")
+            out[str(k)] = self.ids(v, f"{name}.{k}", claims)
+        return out
+
 
 def _response_text(ctx: _Ctx, row: Mapping[str, Any]) -> tuple[str | None, str]:
     resp = row.get("response", "")
@@ -76,8 +99,9 @@ def parse_vital_row(row: Mapping[str, Any], path: str, line: int) -> ResponseRes
                                              default=None), IMPORTANCE_LABELS,
                                      apre + "importance")))
     _check_unique(ctx, [c.id for c in claims], "decomposition[].decomp[].id")
-    order = tuple(ctx.get(row, "subclaim-importance-order", list, default=[]))
-    n2s = {str(k): tuple(v) for k, v in ctx.get(row, "N2S", dict, default={}).items()}
+    # the authors' files are read as they are: types are checked, ids are not matched
+    order = ctx.ids(row.get("subclaim-importance-order", []), "subclaim-importance-order")
+    n2s = ctx.n2s(row, "N2S")
     item = Item(id=str(row.get("id", rid if rid is not None else f"line{line}")), query=query,
                 response=text, meta={"format": "vital"})
     return ResponseResult(item=item, claims=tuple(claims), order=order, n2s=n2s)
@@ -114,8 +138,10 @@ def parse_native_row(row: Mapping[str, Any], path: str, line: int) -> ResponseRe
             text=ctx.get(n, "text", str, pre, default=""),
             importance=ctx.label(n.get("importance"), IMPORTANCE_LABELS, pre + "importance"),
             support=ctx.label(n.get("support"), NUGGET_SUPPORT_LABELS, pre + "support")))
-    order = tuple(str(x) for x in ctx.get(row, "order", list, default=[]))
-    n2s = {str(k): tuple(str(s) for s in v) for k, v in ctx.get(row, "n2s", dict, default={}).items()}
+    _check_unique(ctx, [n.id for n in nuggets], "nuggets[].id")
+    claim_ids = {c.id for c in claims}
+    order = ctx.ids(row.get("order", []), "order", claim_ids)
+    n2s = ctx.n2s(row, "n2s", claim_ids, {n.id for n in nuggets} if nuggets else None)
     item = Item(id=str(rid), query=query, response=text, meta={"format": "native"})
     deflection = ctx.get(row, "deflection", bool, default=False)
     return ResponseResult(item=item, claims=tuple(claims), nuggets=tuple(nuggets), order=order,

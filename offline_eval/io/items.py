@@ -5,11 +5,15 @@ All rows are validated, and ids checked for duplicates, before any work starts.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Mapping
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import get_field, read_jsonl
+from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
 from offline_eval.types import Item, Reference
+
+
+_ISO_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][\d:.+\-Z]*)?)?)?$")
 
 
 def _reference(ref: Any, i: int, path: str, line: int) -> Reference:
@@ -39,8 +43,14 @@ def parse_item(row: Mapping[str, Any], path: str, line: int) -> Item:
 
     rid = get("id", (str, int))
     query = get("query", str)
+    if not query.strip():
+        raise InputError("must not be empty: importance and relevance are judged against the query",
+                         path=path, line=line, field="query")
     response = get("response", str)
-    date = get("date", str, default=None, nullable=True)
+    date = get("date", str, default=None, nullable=True) or None
+    if date is not None and not _ISO_DATE.match(date):
+        raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
+                         path=path, line=line, field="date")
     refs = get("references", list, default=[], nullable=True) or []
     meta = {k: v for k, v in row.items()
             if k not in ("id", "query", "response", "date", "references")}
@@ -52,12 +62,9 @@ def parse_item(row: Mapping[str, Any], path: str, line: int) -> Item:
 def read_items(path: str | os.PathLike[str]) -> list[Item]:
     """Read and validate every row; duplicate ids are an error naming both lines."""
     items: list[Item] = []
-    seen: dict[str, int] = {}
+    unique = UniqueIds(path)
     for line, row in read_jsonl(path):
         item = parse_item(row, str(path), line)
-        if item.id in seen:
-            raise InputError(f"duplicate id {item.id!r} (first on line {seen[item.id]})",
-                             path=str(path), line=line, field="id")
-        seen[item.id] = line
+        unique(item.id, line)
         items.append(item)
     return items

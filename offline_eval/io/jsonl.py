@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Iterator, Mapping, Sequence
 
 from offline_eval.errors import InputError
 
@@ -24,7 +24,8 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
     with p.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
-                text = raw.decode("utf-8")
+                # a byte-order mark (files saved by some Windows tools) is not part of the row
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
                                  path=str(path), line=lineno) from None
@@ -68,6 +69,29 @@ def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], 
     return value
 
 
+class UniqueIds:
+    """Refuses a row id seen before in the same file, naming both lines.
+
+    >>> ids = UniqueIds("in.jsonl"); ids(1, 1)
+    '1'
+    >>> ids("1", 3)
+    Traceback (most recent call last):
+    ...
+    offline_eval.errors.InputError: in.jsonl:3: field 'id': duplicate id '1' (first on line 1)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path, self.seen = str(path), {}  # type: dict[str, int]
+
+    def __call__(self, rid: Any, line: int) -> str:
+        rid = str(rid)
+        if rid in self.seen:
+            raise InputError(f"duplicate id {rid!r} (first on line {self.seen[rid]})",
+                             path=self.path, line=line, field="id")
+        self.seen[rid] = line
+        return rid
+
+
 def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
@@ -78,15 +102,21 @@ def dumps(row: Mapping[str, Any]) -> str:
 
 
 class JsonlWriter:
-    """Appends rows and flushes after each, so a killed run loses no finished row.
+    """Writes rows, flushing after each.
 
-    Use ``path=None`` or ``"-"`` for standard output.
+    Use ``path=None`` or ``"-"`` for standard output. A file is written whole or not at
+    all: rows go to a hidden ``.NAME.partial`` file beside it, which replaces ``path`` when
+    the ``with`` block ends without an error; on an error it is removed and an existing
+    ``path`` is left as it was (a failed run never truncates a good output). A killed
+    process leaves the ``.partial`` file with every row finished so far. ``append=True``
+    appends to ``path`` directly instead.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None, append: bool = False) -> None:
         self.path = None if path in (None, "-") else Path(path)  # type: ignore[arg-type]
         self._fh: IO[str] | None = None
         self._append = append
+        self._tmp: Path | None = None
 
     def __enter__(self) -> "JsonlWriter":
         import sys
@@ -94,7 +124,11 @@ class JsonlWriter:
             self._fh = sys.stdout
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("a" if self._append else "w", encoding="utf-8")
+            if self._append:
+                self._fh = self.path.open("a", encoding="utf-8")
+            else:
+                self._tmp = self.path.with_name(f".{self.path.name}.partial")
+                self._fh = self._tmp.open("w", encoding="utf-8")
         return self
 
     def write(self, row: Mapping[str, Any]) -> None:
@@ -103,7 +137,44 @@ class JsonlWriter:
         self._fh.write(dumps(row) + "\n")
         self._fh.flush()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if self._fh is not None and self.path is not None:
             self._fh.close()
-        self._fh = None
+            if self._tmp is not None:
+                if exc_type is None:
+                    os.replace(self._tmp, self.path)
+                else:
+                    self._tmp.unlink(missing_ok=True)
+        self._fh, self._tmp = None, None
+
+
+def check_paths(outputs: Sequence[str | os.PathLike[str] | None],
+                inputs: Sequence[str | os.PathLike[str] | None] = (),
+                folders: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+    """Refuse output paths that would fail late or lose data, before any work starts.
+
+    ``outputs`` are files to be written (None and ``"-"`` are skipped), ``folders`` output
+    folders; neither may be one of ``inputs`` (writing would destroy the input), a file
+    may not be an existing folder nor a folder an existing file, and no parent may be a
+    file.
+
+    Raises:
+        InputError: naming the path and what is wrong with it.
+    """
+    ins = [Path(p) for p in inputs if p not in (None, "-")]
+    for out, want_dir in [(o, False) for o in outputs] + [(f, True) for f in folders]:
+        if out in (None, "-"):
+            continue
+        p = Path(out)  # type: ignore[arg-type]
+        if p.exists() and p.is_dir() != want_dir:
+            raise InputError("is a folder; expected a file" if not want_dir else
+                             "is a file; expected a folder", path=str(p))
+        for i in ins:
+            if p.exists() and i.exists() and os.path.samefile(p, i):
+                raise InputError(f"is the input file {i}; write the output elsewhere (it would "
+                                 "destroy the input)", path=str(p))
+        parent = p.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if parent.exists() and not parent.is_dir():
+            raise InputError(f"cannot write here: {parent} is a file", path=str(p))

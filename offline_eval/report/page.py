@@ -92,4 +92,5 @@ def render_report(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
     and their ``summary`` (:func:`offline_eval.api.summarize`, optionally with ``groups``
     and ``comparisons``) to ``path``. No external assets; same input, same bytes."""
     text = report_html(rows, summary, title)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_bytes(text.encode("utf-8"))

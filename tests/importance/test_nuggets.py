@@ -112,4 +112,4 @@ def test_cli_nuggets_rows(tmp_path, embedder):
     rows = list(nugget_rows(items, Nuggets(builder(embedder), verifier=Verifier(WordNLI()))))
     assert rows[0]["nuggets"][0]["support"] == "support"
     assert rows[0]["metrics"]["vital_recall"]["value"] == 1.0
-    assert rows[1] == {"id": "2", "nuggets": []}
+    assert rows[1] == {"id": "2", "nuggets": [], "reason": "no references (and no --corpus to retrieve from)"}

@@ -76,6 +76,7 @@ def test_summary_and_report(scored):
     s = json.loads((d / "s.json").read_text())
     assert s["n_responses"] == 4 and s["n_failed"] == 0
     assert set(s["groups"]) == {"normal", "wrong"}
+    assert "seconds" not in s  # no wall-clock time: the same run writes the same bytes
     html = (d / "r.html").read_text()
     assert "tower-wrong" in html and "<svg" in html
 
