@@ -106,10 +106,10 @@ class JsonlWriter:
 
     Use ``path=None`` or ``"-"`` for standard output. A file is written whole or not at
     all: rows go to a hidden ``.NAME.partial`` file beside it, which replaces ``path`` when
-    the ``with`` block ends without an error; on an error it is removed and an existing
-    ``path`` is left as it was (a failed run never truncates a good output). A killed
-    process leaves the ``.partial`` file with every row finished so far. ``append=True``
-    appends to ``path`` directly instead.
+    the ``with`` block ends without an error; on an error or an interrupt it is removed and
+    an existing ``path`` is left as it was (a failed run never truncates a good output). A
+    killed process leaves the ``.partial`` file with every row finished so far.
+    ``append=True`` appends to ``path`` directly instead.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None, append: bool = False) -> None:

@@ -113,14 +113,11 @@ class DevClaim:
 
 def read_dev(path: str | Path) -> list[DevClaim]:
     """Labelled claims from JSONL; InputError names the file, line and field."""
-    from offline_eval.io.jsonl import get_field, read_jsonl
+    from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
 
-    out, seen = [], set()
+    out, unique = [], UniqueIds(path)
     for line, row in read_jsonl(path):
-        rid = str(get_field(row, "id", (str, int), path=str(path), line=line))
-        if rid in seen:
-            raise InputError(f"duplicate id {rid!r}", path=str(path), line=line, field="id")
-        seen.add(rid)
+        rid = unique(get_field(row, "id", (str, int), path=str(path), line=line), line)
         claim = get_field(row, "claim", str, path=str(path), line=line)
         ev = get_field(row, "evidence", list, path=str(path), line=line)
         if not all(isinstance(e, str) for e in ev):

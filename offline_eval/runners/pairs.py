@@ -52,7 +52,9 @@ class PairClassifier:
         """Number of tokens of each text without special tokens."""
         if not texts:
             return []
-        enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        # counting only (long evidence is chunked before the model sees it): no warning
+        # that a text is longer than the model window
+        enc = self.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in enc]
 
     def pair_overhead(self) -> int:
