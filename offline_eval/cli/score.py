@@ -43,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group-by", help="input field naming the condition, e.g. group")
     p.add_argument("--pair-by", default="query", help="field pairing rows across groups (default query)")
     p.add_argument("--resume", action="store_true", help="skip ids already complete in the output")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--address", help="Ray cluster address (auto|HOST:PORT); default: a local instance")
     p.add_argument("--actors", type=int, default=1, help="Ray actors per model stage")
@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     from offline_eval.errors import InputError
 
+    if args.quiet:
+        _quiet_model_loading()
     if args.batch_size <= 0 or args.k <= 0 or args.gamma <= 0:
         raise InputError("--batch-size, -k and --gamma must be positive")
     if args.granularity != "clause" and args.decomposer != "syntactic":
@@ -106,6 +108,15 @@ def run(args: argparse.Namespace) -> int:
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
     _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
     return 1 if stats.failed else 0
+
+
+def _quiet_model_loading() -> None:
+    """--quiet also silences the progress bars transformers shows while loading weights."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # nothing to silence
+        return
+    hf_logging.disable_progress_bar()
 
 
 def _check_sources(args: argparse.Namespace, items: list) -> None:
