@@ -174,6 +174,8 @@ def comparison_svg(summary: Mapping[str, Any]) -> str | None:
                 ys.append(mean)
                 err_lo.append(max(0.0, mean - lo) if lo is not None else 0.0)
                 err_hi.append(max(0.0, hi - mean) if hi is not None else 0.0)
+            if not xs:  # a group with no defined value (e.g. deflections): no bar, no legend
+                continue  # entry (an empty bar set would get matplotlib's default colour)
             ax.bar(xs, ys, width=width * 0.92, color=PALETTE[i % len(PALETTE)],
                    label=plot_label(g), yerr=[err_lo, err_hi], capsize=2,
                    error_kw={"elinewidth": 0.9, "ecolor": "#30343a"})

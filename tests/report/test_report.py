@@ -181,3 +181,15 @@ def test_nested_verdict_and_row_level_claim_audits():
     assert 'class="sent v-contradicted imp-none"' in page
     assert "contradicted 0.80" in page and "Decisive text." in page
     assert "audit: incorrect" in page and "core fact incorrect" in page
+
+
+def test_comparison_bars_leave_out_a_group_with_no_values():
+    # a group of deflections has no defined precision: no bars, and no legend entry that
+    # would show matplotlib's default colour (the first palette colour's look-alike)
+    from offline_eval.report.plots import comparison_svg
+
+    m = {"factscore_precision": {"mean": 0.8, "ci95": [0.7, 0.9], "n": 3}}
+    svg = comparison_svg({"groups": {"normal": {"metrics": m}, "wrong": {"metrics": m},
+                                     "deflection": {"metrics": {"factscore_precision": {"mean": None}}}}})
+    assert svg is not None and "normal" in svg and "wrong" in svg
+    assert "deflection" not in svg
