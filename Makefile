@@ -22,7 +22,7 @@ demo: setup
 	@mkdir -p $(DEMO_OUT)
 	$(BIN)/offline-eval corpus build wiki-vital --if-missing
 	$(BIN)/offline-eval score examples/demo.jsonl -o $(DEMO_OUT)/scores.jsonl \
-		--summary $(DEMO_OUT)/summary.json --html demo-report.html --group-by group
+		--summary $(DEMO_OUT)/summary.json --html demo-report.html --group-by group --overwrite
 	@echo "rows: $(DEMO_OUT)/scores.jsonl  summary: $(DEMO_OUT)/summary.json  report: demo-report.html"
 
 test: setup

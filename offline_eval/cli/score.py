@@ -43,6 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group-by", help="input field naming the condition, e.g. group")
     p.add_argument("--pair-by", default="query", help="field pairing rows across groups (default query)")
     p.add_argument("--resume", action="store_true", help="skip ids already complete in the output")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an output that already holds scored rows (refused without it)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--address", help="Ray cluster address (auto|HOST:PORT); default: a local instance")
@@ -65,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--batch-size, -k and --gamma must be positive")
     if args.granularity != "clause" and args.decomposer != "syntactic":
         raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
+    if args.resume and args.overwrite:
+        raise InputError("--resume and --overwrite exclude each other")
+    _check_output(args)
     items = read_items(args.input)  # validates every row and rejects duplicate ids first
     if not items:
         print(f"offline-eval: warning: {args.input} has no rows", file=sys.stderr)
@@ -108,6 +113,23 @@ def run(args: argparse.Namespace) -> int:
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
     _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
     return 1 if stats.failed else 0
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """A finished (or killed) run's rows are never thrown away by accident: an output that
+    already holds rows needs --resume (continue it) or --overwrite (start again)."""
+    from offline_eval.errors import InputError
+
+    out = Path(args.output)
+    if args.engine == "ray":
+        from offline_eval.engines.ray_engine import OUTPUT_NAME
+        out = out / OUTPUT_NAME
+    if args.resume or args.overwrite or not out.is_file():
+        return
+    with out.open("rb") as fh:
+        if any(line.strip() for line in fh):
+            raise InputError("already holds scored rows; pass --resume to continue that run, or "
+                             "--overwrite to replace it", path=str(out))
 
 
 def _quiet_model_loading() -> None:

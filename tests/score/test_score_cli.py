@@ -100,6 +100,22 @@ def test_duplicate_ids_fail_before_work(tmp_path, capsys):
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def test_an_output_with_rows_needs_resume_or_overwrite(scored, home, tmp_path, capsys):
+    d, inp, out, _ = scored
+    copy = tmp_path / "out.jsonl"
+    copy.write_bytes(out.read_bytes())
+    base = ["score", str(inp), "-o", str(copy), "--corpus", "tiny", "--home", str(home), "--quiet"]
+    assert main(base) == 2  # refused before any work: the finished rows stay
+    assert "already holds scored rows" in capsys.readouterr().err
+    assert copy.read_bytes() == out.read_bytes()
+    assert main([*base, "--resume", "--overwrite"]) == 2
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(ITEMS[0]) + "\n")
+    assert main(["score", str(one), "-o", str(copy), "--corpus", "tiny", "--home", str(home),
+                 "--quiet", "--overwrite"]) == 0
+    assert [json.loads(x)["id"] for x in copy.read_text().splitlines()] == ["tower"]
+
+
 def test_gamma_and_undecided_reach_the_metrics(scored, home, tmp_path):
     d, _, out, _ = scored
     inp = tmp_path / "in.jsonl"
