@@ -101,6 +101,9 @@ def dumps(row: Mapping[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+_STDOUT = ("/dev/stdout", "/proc/self/fd/1")
+
+
 class JsonlWriter:
     """Writes rows, flushing after each.
 
@@ -109,14 +112,18 @@ class JsonlWriter:
     the ``with`` block ends without an error; on an error or an interrupt it is removed and
     an existing ``path`` is left as it was (a failed run never truncates a good output). A
     killed process leaves the ``.partial`` file with every row finished so far.
-    ``append=True`` appends to ``path`` directly instead.
+    ``append=True`` appends to ``path`` directly instead, and a device or pipe
+    (``/dev/stdout``, anything under /dev or /proc) is written in place; a symlink's target
+    is the file replaced, never the link.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None, append: bool = False) -> None:
-        self.path = None if path in (None, "-") else Path(path)  # type: ignore[arg-type]
+        # "-" and /dev/stdout are this process's standard output (one stream, one offset)
+        self.path = None if path in (None, "-") or str(path) in _STDOUT else Path(path)  # type: ignore[arg-type]
         self._fh: IO[str] | None = None
         self._append = append
         self._tmp: Path | None = None
+        self._target: Path | None = None
 
     def __enter__(self) -> "JsonlWriter":
         import sys
@@ -124,10 +131,14 @@ class JsonlWriter:
             self._fh = sys.stdout
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self._append:
+            target = _renamable(self.path)
+            if self._append or target is None:
+                # appending, or a device, pipe or /dev/stdout: write in place (append mode, so
+                # a /dev/stdout redirected to a file is neither truncated nor overwritten)
                 self._fh = self.path.open("a", encoding="utf-8")
             else:
-                self._tmp = self.path.with_name(f".{self.path.name}.partial")
+                self._target = target
+                self._tmp = target.with_name(f".{target.name}.partial")
                 self._fh = self._tmp.open("w", encoding="utf-8")
         return self
 
@@ -142,10 +153,23 @@ class JsonlWriter:
             self._fh.close()
             if self._tmp is not None:
                 if exc_type is None:
-                    os.replace(self._tmp, self.path)
+                    os.replace(self._tmp, self._target)
                 else:
                     self._tmp.unlink(missing_ok=True)
         self._fh, self._tmp = None, None
+
+
+def _renamable(path: Path) -> Path | None:
+    """The regular file a finished output may be renamed onto: ``path`` or, for a symlink,
+    the file it points to (renaming onto the link would replace the link). None for a
+    device, a pipe or anything under /dev or /proc (``/dev/stdout`` may point to a
+    regular file when the shell redirects: it must still be written in place)."""
+    if str(path.absolute()).startswith(("/dev/", "/proc/")):
+        return None
+    target = path.resolve() if path.is_symlink() else path
+    if str(target).startswith(("/dev/", "/proc/")) or (target.exists() and not target.is_file()):
+        return None
+    return target
 
 
 def check_paths(outputs: Sequence[str | os.PathLike[str] | None],

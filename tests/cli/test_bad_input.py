@@ -4,6 +4,7 @@ ids, and bad fields are named with their path. All checks run before any model l
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,24 @@ def test_verify_and_search_refuse_empty_text(tmp_path, capsys):
     assert "in.jsonl:1: field 'premise': must not be empty" in capsys.readouterr().err
     assert main(["search", "wiki-vital", "  "]) == 2
     assert "the query is empty" in capsys.readouterr().err
+
+
+def test_a_device_output_is_written_in_place(tmp_path, capfd):
+    # /dev/stdout is not a regular file: no hidden .partial file may be renamed over it
+    p = write(tmp_path / "in.jsonl", [JUDGED])
+    assert main(["metrics", str(p), "-o", "/dev/stdout"]) == 0
+    out = capfd.readouterr().out
+    rows = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    assert [r["id"] for r in rows] == ["r1"]
+    assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").is_file()  # left alone
+
+
+def test_an_output_symlink_keeps_pointing_at_its_file(tmp_path):
+    p = write(tmp_path / "in.jsonl", [JUDGED])
+    real = tmp_path / "data" / "out.jsonl"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(real)
+    assert main(["metrics", str(p), "-o", str(link)]) == 0
+    assert link.is_symlink() and json.loads(real.read_text())["id"] == "r1"
