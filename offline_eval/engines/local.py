@@ -88,7 +88,7 @@ def check_resume(path: Path, items: Sequence[Item]) -> None:
             it = by_id.get(str(row["id"]))
             if it is None:
                 stale.append(str(row["id"]))
-            elif any(k in row and row[k] != v for k, v in
+            elif any(k in row and (row[k] or None) != (v or None) for k, v in  # "" = no date
                      (("query", it.query), ("response", it.response), ("date", it.date))):
                 changed.append(str(row["id"]))
     if stale or changed:
