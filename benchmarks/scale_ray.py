@@ -117,7 +117,7 @@ def stage_shares() -> dict[str, float]:
     return {k: v / total for k, v in times.items()} if total else {}
 
 
-def gpu_section(shares: dict[str, float], n_model: int) -> list[str]:
+def gpu_section(shares: dict[str, float], n_gpu: int) -> list[str]:
     verify = (f"{100 * shares['verify']:.0f}% of the stage time (end-to-end section)"
               if "verify" in shares else "most of the time (end-to-end section)")
     rank = f" ({100 * shares['rank']:.0f}% on CPU)" if "rank" in shares else ""
@@ -137,10 +137,9 @@ def gpu_section(shares: dict[str, float], n_model: int) -> list[str]:
         "only established for the CPU default.",
         "- **Actors per GPU.** The NLI model is small (45 MB of fp32 weights); one actor leaves "
         "a large GPU mostly idle, so run several per GPU with a fractional "
-        "`--num-gpus-per-actor` (0.25 gives 4 per GPU). Today that fraction is reserved by "
-        f"every model-stage actor ({n_model} stages, spaCy ones included), so with few GPUs set "
-        f"it to at most 1/({n_model} x actors); giving GPUs only to the NLI stages is the next "
-        "engine change.",
+        "`--num-gpus-per-actor` (0.25 gives 4 per GPU). That fraction is reserved only by the "
+        f"actors of the {n_gpu} stages whose model can use a GPU (the NLI stages; the spaCy, BM25 "
+        f"and ranker actors ask for none), so with few GPUs set it to at most 1/({n_gpu} x actors).",
         "- **Batch sizes.** `--batch-size` is both the rows per Ray batch and the NLI pairs per "
         "forward pass. 32 suits CPU; on a GPU try 128-256 pairs per pass for a MiniLM-size "
         "cross-encoder, and measure.",
@@ -234,7 +233,7 @@ def main() -> int:
               + ", ".join(f"{r['name']} {(r['cpu_s'] - base_cpu) / n:+.2f} s" for r in rays)
               + f". Ray start-up alone (start and stop a local instance, own process): {startup:.1f} s "
               "wall.", "", reading(results, base_wall, base_cpu, n_model), ""]
-    lines += gpu_section(stage_shares(), n_model)
+    lines += gpu_section(stage_shares(), sum(spec.uses_gpu for spec in score_specs(ScoreOptions())))
     text = "\n".join(lines)
     if not args.no_write:
         write_section(text, "scale_ray")

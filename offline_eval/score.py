@@ -62,22 +62,23 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
         StageSpec("offline_eval.stages.split.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.decompose.v1", _clean(
             {"decomposer": o.decomposer, "granularity": o.granularity,
-             "model_dir": o.decomposer_model}), uses_model=True),
+             "model_dir": o.decomposer_model}), uses_model=True,
+            uses_gpu=o.decomposer == "generative"),
         StageSpec("offline_eval.stages.rank.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.retrieve.v1", _clean(
             {"corpus": o.corpus, "k": o.k, "home": o.home}), uses_model=True),
         StageSpec("offline_eval.stages.verify.v1", _clean(
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
-             "batch_size": o.batch_size}), uses_model=True),
+             "batch_size": o.batch_size}), uses_model=True, uses_gpu=True),
         # nuggets from the item's references (RAG mode); items without references get none
         StageSpec("offline_eval.stages.nuggets.v1", _clean(
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
-             "batch_size": o.batch_size}), uses_model=True),
+             "batch_size": o.batch_size}), uses_model=True, uses_gpu=True),
         *([StageSpec("offline_eval.stages.comprehensiveness.v1", _clean(
             {"method": o.comprehensiveness, "facts": o.comprehensiveness_facts,
              "decomposer": "syntactic", "model": o.nli_model,
              "backend": o.backend, "device": o.device, "batch_size": o.batch_size}),
-            uses_model=True)] if o.comprehensiveness else []),
+            uses_model=True, uses_gpu=True)] if o.comprehensiveness else []),
         StageSpec("offline_eval.stages.metrics.v1", {"gamma": o.gamma, "undecided": o.undecided}),
         StageSpec("offline_eval.stages.audit.v1"),
     ]

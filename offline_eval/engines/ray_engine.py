@@ -5,7 +5,7 @@ back to the driver and appended to ``OUT_DIR/scores.jsonl`` (flushed per row, li
 engine, so ``resume`` works the same way). Records travel between stages as JSON lines
 (:mod:`offline_eval.io.records`), never as pickled objects. Model stages run in actor pools
 that build their stage (and load its model) once per actor, with ``num_gpus`` per actor when
-asked; model-free stages run as tasks. Inputs are validated on the driver first, so a bad
+asked (GPU stages only: :func:`actor_gpus`); model-free stages run as tasks. Inputs are validated on the driver first, so a bad
 row fails before any work.
 
 ``read_text`` rather than ``read_json``: Arrow schema inference fails on heterogeneous rows
@@ -143,6 +143,20 @@ def _to_rows(batch: dict[str, Any], to_row: Callable[[ResponseResult], dict]) ->
     return {"row": rows}
 
 
+def actor_gpus(spec: StageSpec, num_gpus_per_actor: float) -> float | None:
+    """The GPU share a stage's actors ask for: ``num_gpus_per_actor`` for the stages whose
+    model can use a GPU (``spec.uses_gpu``: the NLI stages, the generative decomposer), None
+    for the others, whose actors (spaCy, BM25, the ranker's CPU features) would only hold
+    GPU shares they never use.
+
+    >>> actor_gpus(StageSpec("offline_eval.stages.verify.v1", uses_model=True, uses_gpu=True), 0.25)
+    0.25
+    >>> actor_gpus(StageSpec("offline_eval.stages.split.v1", uses_model=True), 0.25) is None
+    True
+    """
+    return num_gpus_per_actor if spec.uses_gpu and num_gpus_per_actor > 0 else None
+
+
 def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             out_dir: str | os.PathLike[str], to_row: Callable[[ResponseResult], dict], *,
             address: str | None = None, actors: int = 1, num_gpus_per_actor: float = 0.0,
@@ -190,7 +204,7 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             # lost actor is restarted and its batches are retried.
             ds = ds.map_batches(_StageRunner, fn_constructor_kwargs={"spec": spec},
                                 batch_size=batch_size, compute=ray.data.ActorPoolStrategy(size=actors),
-                                num_cpus=actor_cpus, num_gpus=num_gpus_per_actor or None)
+                                num_cpus=actor_cpus, num_gpus=actor_gpus(spec, num_gpus_per_actor))
         else:
             ds = ds.map_batches(lambda b, s=spec: _StageRunner(s)(b), batch_size=batch_size,
                                 num_cpus=task_cpus)

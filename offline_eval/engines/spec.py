@@ -17,11 +17,13 @@ from offline_eval.registry import resolve
 @dataclass(frozen=True)
 class StageSpec:
     """``target`` is a registered name or ``module:attr``; ``uses_model`` marks stages that
-    load a model (the Ray engine runs those in actor pools)."""
+    load a model (the Ray engine runs those in actor pools); ``uses_gpu`` marks the model
+    stages whose model can run on a GPU (the Ray engine gives GPUs to those only)."""
 
     target: str
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     uses_model: bool = False
+    uses_gpu: bool = False
 
     def build(self) -> Any:
         if ":" in self.target:

@@ -131,6 +131,18 @@ def test_gamma_and_undecided_reach_the_metrics(scored, home, tmp_path):
     assert base["factscore_precision_gamma"] < base["factscore_precision"] or base["factscore_precision"] == 0
 
 
+def test_only_stages_whose_model_can_use_a_gpu_are_marked_for_one():
+    from offline_eval.engines.ray_engine import actor_gpus
+    from offline_eval.score import ScoreOptions, score_specs
+
+    def marked(**kw):
+        return {s.target.split(".")[-2] for s in score_specs(ScoreOptions(**kw)) if actor_gpus(s, 0.25)}
+
+    assert marked() == {"verify", "nuggets", "comprehensiveness"}  # never spaCy, BM25, the ranker
+    assert marked(decomposer="generative") == {"decompose", "verify", "nuggets", "comprehensiveness"}
+    assert marked(comprehensiveness=None) == {"verify", "nuggets"}
+
+
 def test_nli_options_reach_every_stage_that_loads_the_nli_model():
     from offline_eval.score import ScoreOptions, score_specs
 
