@@ -148,7 +148,11 @@ def _check_sources(args: argparse.Namespace, items: list) -> None:
     from offline_eval.index.searcher import open_corpus
     from offline_eval.modelstore import resolve_model
 
-    resolve_model(args.nli_model)
+    from offline_eval.nli.config import uncalibrated_warning
+
+    note = uncalibrated_warning(resolve_model(args.nli_model))
+    if note:
+        print(f"offline-eval: warning: {note}", file=sys.stderr)
     if any(not it.references for it in items):
         open_corpus(args.corpus, args.home)
     if args.group_by and items:

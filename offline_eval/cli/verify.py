@@ -10,6 +10,7 @@ Two row formats (they may be mixed):
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from offline_eval.errors import InputError
     from offline_eval.io.jsonl import JsonlWriter
     from offline_eval.modelstore import resolve_model
-    from offline_eval.nli.config import load_config
+    from offline_eval.nli.config import load_config, uncalibrated_warning
     from offline_eval.nli.verifier import Verifier
     from offline_eval.runners.load import load_runner
 
@@ -70,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--batch-size must be positive")
     rows = _rows(args.input)
     path = resolve_model(args.nli_model)
+    note = uncalibrated_warning(path) if any(kind == "claim" for _, kind, _ in rows) else None
+    if note:  # (pairs get raw NLI labels anyway)
+        print(f"offline-eval: warning: {note}", file=sys.stderr)
     verifier = Verifier(load_runner(path, args.backend, args.device, args.batch_size), load_config(path))
     pairs = [r for _, kind, r in rows if kind == "pair"]
     claims = [r for _, kind, r in rows if kind == "claim"]

@@ -103,6 +103,17 @@ def load_config(model_dir: str | Path | None) -> VerifyConfig:
     return replace(DEFAULTS, **kw, combiner=comb)
 
 
+def uncalibrated_warning(model_dir: str | Path) -> str | None:
+    """The warning for a model folder without a fitted combiner (an imported checkpoint),
+    or None. Its verdicts rest on the weakest clause's raw P(entailment) against
+    ``support``, which on long multi-fact claims trails plain word overlap."""
+    if load_config(model_dir).combiner is not None:
+        return None
+    return (f"{model_dir} has no calibrated combiner (verifier.json): verdicts use the raw "
+            "P(entailment) of the weakest clause against 0.5; fit one on your labelled claims "
+            "with `offline-eval models calibrate`")
+
+
 def dump_config(cfg: VerifyConfig) -> dict[str, Any]:
     """The JSON form written to ``verifier.json``."""
     th = {f.name: getattr(cfg, f.name) for f in fields(VerifyConfig) if f.name != "combiner"}

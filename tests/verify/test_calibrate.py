@@ -118,6 +118,10 @@ def test_models_calibrate_cli_writes_config_and_manifest(tiny_ckpt, tmp_path, mo
 
     path = import_model(tiny_ckpt, name="cal", home=tmp_path / "home", max_length=64)
     dev = write(tmp_path / "dev.jsonl", dev_rows(24))
+    rows = write(tmp_path / "in.jsonl", [{"id": "a", "claim": "he moved to rome in 1990",
+                                          "evidence": ["he moved to rome in 1990 . the river is blue ."]}])
+    assert main(["verify", str(rows), "-o", str(tmp_path / "raw.jsonl"), "--nli-model", str(path)]) == 0
+    assert "no calibrated combiner" in capsys.readouterr().err  # the import alone: a nudge
     assert main(["models", "calibrate", str(path), str(dev), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "word overlap" in out and "combiner" in out and not (path / "verifier.json").exists()
@@ -129,11 +133,11 @@ def test_models_calibrate_cli_writes_config_and_manifest(tiny_ckpt, tmp_path, mo
     first = (path / "verifier.json").read_bytes()
     assert main(["models", "calibrate", str(path), str(dev), "--min-overlap", "0.2"]) == 0
     assert (path / "verifier.json").read_bytes() == first  # deterministic
-    # the calibrated model scores claims through `verify`
-    rows = write(tmp_path / "in.jsonl", [{"id": "a", "claim": "he moved to rome in 1990",
-                                          "evidence": ["he moved to rome in 1990 . the river is blue ."]}])
+    # the calibrated model scores claims through `verify`, without the warning
+    capsys.readouterr()
     assert main(["verify", str(rows), "-o", str(tmp_path / "out.jsonl"), "--nli-model", str(path)]) == 0
     assert json.loads((tmp_path / "out.jsonl").read_text())["verdict"] == "supported"
+    assert "no calibrated combiner" not in capsys.readouterr().err
 
 
 def test_models_calibrate_refuses_shipped_models_and_bad_input(tmp_path, capsys):
