@@ -147,7 +147,6 @@ def _check_sources(args: argparse.Namespace, items: list) -> None:
     from offline_eval.errors import InputError
     from offline_eval.index.searcher import open_corpus
     from offline_eval.modelstore import resolve_model
-
     from offline_eval.nli.config import uncalibrated_warning
 
     note = uncalibrated_warning(resolve_model(args.nli_model))

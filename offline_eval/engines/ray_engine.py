@@ -5,8 +5,8 @@ back to the driver and appended to ``OUT_DIR/scores.jsonl`` (flushed per row, li
 engine, so ``resume`` works the same way). Records travel between stages as JSON lines
 (:mod:`offline_eval.io.records`), never as pickled objects. Model stages run in actor pools
 that build their stage (and load its model) once per actor, with ``num_gpus`` per actor when
-asked (GPU stages only: :func:`actor_gpus`); model-free stages run as tasks. Inputs are validated on the driver first, so a bad
-row fails before any work.
+asked (stages whose model can use a GPU only: :func:`actor_gpus`); model-free stages run as
+tasks. Inputs are validated on the driver first, so a bad row fails before any work.
 
 ``read_text`` rather than ``read_json``: Arrow schema inference fails on heterogeneous rows
 (``references`` as strings in one row and objects in another); lines are parsed by our own
