@@ -19,6 +19,8 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
             or a row that is not an object.
     """
     p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; expected a JSONL file", path=str(path))
     if not p.is_file():
         raise InputError("no such file", path=str(path))
     with p.open("rb") as fh:

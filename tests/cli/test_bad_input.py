@@ -165,3 +165,8 @@ def test_an_output_symlink_keeps_pointing_at_its_file(tmp_path):
     link.symlink_to(real)
     assert main(["metrics", str(p), "-o", str(link)]) == 0
     assert link.is_symlink() and json.loads(real.read_text())["id"] == "r1"
+
+
+def test_an_input_folder_is_named_as_such(tmp_path, capsys):
+    assert main(["metrics", str(tmp_path)]) == 2
+    assert "is a folder; expected a JSONL file" in capsys.readouterr().err
