@@ -38,9 +38,7 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
         unique(rid, line)
         if "claim" in row:
             get_field(row, "claim", str, path=path, line=line)
-            ev = get_field(row, "evidence", list, path=path, line=line)
-            if not all(isinstance(e, str) for e in ev):
-                raise InputError("expected a list of strings", path=path, line=line, field="evidence")
+            ev = get_field(row, "evidence", list, path=path, line=line, items=str)
             rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
         elif "premise" in row or "hypothesis" in row:
             pair = {"id": rid}

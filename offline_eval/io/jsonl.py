@@ -46,8 +46,9 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 
 def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *,
               path: str | None = None, line: int | None = None, default: Any = _MISSING,
-              nullable: bool = False) -> Any:
-    """Return ``row[name]`` checked against ``kind``; InputError names the field.
+              nullable: bool = False, items: type | None = None) -> Any:
+    """Return ``row[name]`` checked against ``kind`` (and, with ``items``, every element of
+    the list against ``items``); InputError names the field.
 
     >>> get_field({"query": "q"}, "query", str)
     'q'
@@ -55,6 +56,10 @@ def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], 
     Traceback (most recent call last):
     ...
     offline_eval.errors.InputError: in.jsonl:2: field 'query': expected str, got int
+    >>> get_field({"evidence": ["a", 3]}, "evidence", list, items=str)
+    Traceback (most recent call last):
+    ...
+    offline_eval.errors.InputError: field 'evidence': expected a list of str
     """
     if name not in row:
         if default is not _MISSING:
@@ -68,6 +73,8 @@ def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], 
         want = " or ".join(k.__name__ for k in _kinds(kind))
         raise InputError(f"expected {want}, got {type(value).__name__}", path=path, line=line,
                          field=name)
+    if items is not None and not all(isinstance(v, items) for v in value):
+        raise InputError(f"expected a list of {items.__name__}", path=path, line=line, field=name)
     return value
 
 

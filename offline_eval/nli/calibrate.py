@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -57,12 +57,14 @@ def folds(y: np.ndarray, k: int = 5, seed: int = 13) -> list[np.ndarray]:
     return [np.concatenate([i[f::k] for i in idx]) for f in range(k)]
 
 
-def cv_threshold(score: np.ndarray, y: np.ndarray, seed: int = 13) -> float:
-    """Balanced accuracy of ``score >= t``, ``t`` chosen on the training folds only."""
+def cv_threshold(score: np.ndarray, y: np.ndarray, seed: int = 13,
+                 pick: Callable[[np.ndarray, np.ndarray], float] = best_threshold) -> float:
+    """Balanced accuracy of ``score >= t``, ``t`` chosen by ``pick`` (``best_threshold``, or
+    ``grid_threshold`` for the 0.05 grid) on the training folds only."""
     pred = np.zeros(len(y), dtype=int)
     for test in folds(y, seed=seed):
         train = np.setdiff1d(np.arange(len(y)), test)
-        pred[test] = score[test] >= best_threshold(score[train], y[train])
+        pred[test] = score[test] >= pick(score[train], y[train])
     return balanced_accuracy(y, pred)
 
 
@@ -119,9 +121,7 @@ def read_dev(path: str | Path) -> list[DevClaim]:
     for line, row in read_jsonl(path):
         rid = unique(get_field(row, "id", (str, int), path=str(path), line=line), line)
         claim = get_field(row, "claim", str, path=str(path), line=line)
-        ev = get_field(row, "evidence", list, path=str(path), line=line)
-        if not all(isinstance(e, str) for e in ev):
-            raise InputError("expected a list of strings", path=str(path), line=line, field="evidence")
+        ev = get_field(row, "evidence", list, path=str(path), line=line, items=str)
         label = get_field(row, "label", (str, bool), path=str(path), line=line)
         if isinstance(label, str):
             label = label.strip().lower()
@@ -185,7 +185,7 @@ def calibrate(verifier: Any, dev: Sequence[DevClaim], source: str = "dev",
         pc = x[:, FEATURE_NAMES.index("con_max")]
         overrides["contradict"] = grid_threshold(pc, yc)
         report["contradict"] = overrides["contradict"]
-        report["contradict_cv_balanced_accuracy"] = round(_cv_grid(pc, yc), 4)
+        report["contradict_cv_balanced_accuracy"] = round(cv_threshold(pc, yc, pick=grid_threshold), 4)
     digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:12] if Path(source).is_file() else ""
     meta = {"fitted_on": f"{Path(source).name} ({len(keep)} claims{', sha256 ' + digest if digest else ''})"
                          + (f", backend {backend}" if backend else ""),
@@ -193,14 +193,6 @@ def calibrate(verifier: Any, dev: Sequence[DevClaim], source: str = "dev",
                                       "baselines")}}
     comb = Combiner(comb.features, comb.coef, comb.bias, comb.mean, comb.scale, meta)
     return Calibration(verifier.config.with_overrides(combiner=comb, **overrides), report)
-
-
-def _cv_grid(score: np.ndarray, y: np.ndarray) -> float:
-    pred = np.zeros(len(y), dtype=int)
-    for test in folds(y):
-        train = np.setdiff1d(np.arange(len(y)), test)
-        pred[test] = score[test] >= grid_threshold(score[train], y[train])
-    return balanced_accuracy(y, pred)
 
 
 def format_report(report: Mapping[str, Any]) -> str:
