@@ -56,17 +56,9 @@ def recipe_data():
 def best_windows(claim: str, sents: list[str], n: int = 2, size: int = 5) -> list[str]:
     """The ``n`` non-overlapping ``size``-sentence windows with the most claim content words
     (ties: reading order): the benchmarks' stand-in for the retrieve stage."""
-    from offline_eval.nli.features import coverage
+    from offline_eval.nli.features import best_windows as best
 
-    wins = [" ".join(sents[i:i + size]) for i in range(max(1, len(sents) - size + 1))]
-    covs = [coverage(claim, [w])["cov_content"] for w in wins]
-    picked: list[int] = []
-    for i in sorted(range(len(wins)), key=lambda i: (-covs[i], i)):
-        if all(abs(i - j) >= size for j in picked):
-            picked.append(i)
-        if len(picked) == n:
-            break
-    return [wins[i] for i in picked]
+    return best(claim, sents, n, size)
 
 
 def wice_rows(limit: int = 0) -> list[dict[str, Any]]:
@@ -114,7 +106,9 @@ def worker(args: argparse.Namespace) -> None:
     # window's pool (the page is one document; in the pipeline, each source document among
     # the top-k passages is a pool)
     v = Verifier(runner, VerifyConfig(min_overlap=args.min_overlap, max_windows=2,
-                                      assemble_sentences=args.assemble_sentences), splitter=splitter)
+                                      assemble_sentences=args.assemble_sentences,
+                                      coverage_sentences=args.coverage_sentences,
+                                      coverage_windows=args.coverage_windows), splitter=splitter)
     out: dict[str, Any] = {"backend": args.worker, "labels": list(runner.labels)}
     t = time.time()
     wice = wice_rows(args.limit)
@@ -241,7 +235,8 @@ def features(args: argparse.Namespace, names: list[str], assemble_sentences: int
     in parallel)."""
     py, me = sys.executable, str(Path(__file__).resolve())
     cached = {b: args.cache / f"{b}-{weights_tag(args.model, b)}-{args.limit}-gate{args.min_overlap:g}-"
-                              f"{args.splitter}-asm{assemble_sentences}.json" for b in names}
+                              f"{args.splitter}-asm{assemble_sentences}-cov{args.coverage_sentences}x"
+                              f"{args.coverage_windows}.json" for b in names}
     procs = {}
     for b in names:
         if not cached[b].exists():
@@ -250,7 +245,9 @@ def features(args: argparse.Namespace, names: list[str], assemble_sentences: int
                                          "--threads", str(args.threads),
                                          "--min-overlap", str(args.min_overlap),
                                          "--splitter", args.splitter,
-                                         "--assemble-sentences", str(assemble_sentences)])
+                                         "--assemble-sentences", str(assemble_sentences),
+                                         "--coverage-sentences", str(args.coverage_sentences),
+                                         "--coverage-windows", str(args.coverage_windows)])
     for b, p in procs.items():
         if p.wait() != 0:
             raise SystemExit(f"worker {b} failed")
@@ -258,7 +255,7 @@ def features(args: argparse.Namespace, names: list[str], assemble_sentences: int
 
 
 def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0,
-                assemble_sentences: int = 6) -> None:
+                assemble_sentences: int = 6, coverage: tuple[int, int] = (3, 5)) -> None:
     from offline_eval.nli.calibrate import fit_combiner
     from offline_eval.nli.config import dump_config, load_config
 
@@ -272,7 +269,8 @@ def fit_shipped(model: Path, res: dict[str, Any], min_overlap: float = 0.0,
     # every other setting (max_windows, the rules) stays as the model folder has it
     cfg = load_config(model).with_overrides(support=round(thr, 4), combiner=comb, min_overlap=min_overlap,
                                             contradict=contradict, strong=strong,
-                                            assemble_sentences=assemble_sentences)
+                                            assemble_sentences=assemble_sentences,
+                                            coverage_sentences=coverage[0], coverage_windows=coverage[1])
     (model / "verifier.json").write_text(json.dumps(dump_config(cfg), indent=2) + "\n")
     print(f"combiner: l2={l2} cv_ba={scores[l2]:.4f} threshold={thr:.4f}; contradict={contradict} "
           f"(cv ba {calib['contradict_cv_ba']}), strong={strong}")
@@ -296,18 +294,22 @@ def main() -> None:
                     help="the NLI gate (default: the model's verifier.json value)")
     ap.add_argument("--assemble-sentences", type=int, default=None,
                     help="sentences in the assembled window, 0 = off (default: the model's verifier.json)")
+    ap.add_argument("--coverage-sentences", type=int, default=None,
+                    help="sentences per coverage window, 0 = the NLI windows (default: the model's "
+                         "verifier.json)")
+    ap.add_argument("--coverage-windows", type=int, default=None,
+                    help="coverage windows per claim (default: the model's verifier.json)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oe_verifier_bench")
     ap.add_argument("--fit-combiner", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--worker"), ap.add_argument("--out"), ap.add_argument("--throughput")
     args = ap.parse_args()
-    if args.min_overlap is None:
-        from offline_eval.nli.config import load_config
-        args.min_overlap = load_config(args.model).min_overlap
-    if args.assemble_sentences is None:
-        from offline_eval.nli.config import load_config
-        args.assemble_sentences = load_config(args.model).assemble_sentences
+    from offline_eval.nli.config import load_config
+    shipped = load_config(args.model)
+    for key in ("min_overlap", "assemble_sentences", "coverage_sentences", "coverage_windows"):
+        if getattr(args, key) is None:
+            setattr(args, key, getattr(shipped, key))
     if args.worker:
         return worker(args)
     if args.throughput:
@@ -317,7 +319,8 @@ def main() -> None:
     names = args.backends.split(",")
     res = features(args, names, args.assemble_sentences)
     if args.fit_combiner:
-        return fit_shipped(args.model, res[names[0]], args.min_overlap, args.assemble_sentences)
+        return fit_shipped(args.model, res[names[0]], args.min_overlap, args.assemble_sentences,
+                           (args.coverage_sentences, args.coverage_windows))
     stats = {b: analyse(r) for b, r in res.items()}
     tp = {}
     if not args.skip_throughput:
@@ -346,7 +349,10 @@ def report(args, res, stats, tp) -> str:
              "nested 5-fold CV (thresholds and combiner fitted on training folds only). Evidence: the "
              "two best five-sentence windows of the page by claim words, and the assembled window "
              f"(up to {args.assemble_sentences} sentences of the page; `benchmarks/assembled.py` "
-             "measures it on and off).", "",
+             "measures it on and off); the coverage features read "
+             + (f"the {args.coverage_windows} best {args.coverage_sentences}-sentence windows of the page "
+                "(`coverage_sentences`, `coverage_windows`; `benchmarks/coverage_windows.py` compares "
+                "window sizes)." if args.coverage_sentences > 0 else "the two five-sentence windows."), "",
              "| backend | word overlap | coverage-only LR | NLI alone (weakest clause thr / NLI-feature LR) | NLI + coverage combiner | "
              "Factcheck-GPT held-out (argmax / CV thr) | NLI held-out 3-way acc | NLI held-out ent-vs-not BA |",
              "|---|---|---|---|---|---|---|---|"]

@@ -43,6 +43,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="set the overlap gate before fitting (default: the model's)")
     cal.add_argument("--max-windows", type=int, default=None,
                      help="set the windows per claim before fitting (default: the model's; 0 = all)")
+    cal.add_argument("--coverage-sentences", type=int, default=None,
+                     help="sentences per window of the coverage features before fitting (default: "
+                          "the model's; 0 = the windows the model reads)")
+    cal.add_argument("--coverage-windows", type=int, default=None,
+                     help="windows the coverage features read per claim (default: the model's)")
     cal.add_argument("--dry-run", action="store_true", help="report only; write nothing")
     cal.set_defaults(func=run_calibrate)
     emb = ms.add_parser("export-embedding",
@@ -108,6 +113,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise InputError("--min-overlap must be between 0 and 1")
     if args.max_windows is not None and args.max_windows < 0:
         raise InputError("--max-windows must be 0 (all) or more")
+    if args.coverage_sentences is not None and args.coverage_sentences < 0:
+        raise InputError("--coverage-sentences must be 0 (the model's windows) or more")
+    if args.coverage_windows is not None and args.coverage_windows < 1:
+        raise InputError("--coverage-windows must be 1 or more")
     path = resolve_model(args.model).resolve()
     if not args.dry_run and path.parent == shipped_dir().resolve():
         raise ModelError(f"{path}: shipped models are read-only; import a copy "
@@ -117,7 +126,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     manifest = verify_model(path)
     runner = load_runner(path, args.backend, args.device, args.batch_size)
     kind, precision = resolve_backend(path, manifest, args.backend, args.device, None)
-    config = load_config(path).with_overrides(min_overlap=args.min_overlap, max_windows=args.max_windows)
+    config = load_config(path).with_overrides(min_overlap=args.min_overlap, max_windows=args.max_windows,
+                                              coverage_sentences=args.coverage_sentences,
+                                              coverage_windows=args.coverage_windows)
     cal = calibrate(Verifier(runner, config), dev, source=args.dev,
                     backend=f"{kind}-{precision}" if precision else kind)
     print(format_report(cal.report))

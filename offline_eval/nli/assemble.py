@@ -7,8 +7,8 @@ same document). The verifier therefore reads, beside the best contiguous windows
 most claim content words not yet covered, then joined in reading order. Sentences are never
 mixed across documents: words of a claim scattered over different articles (a swapped name
 found in another person's lead) are not support. The NLI model sees the facts side by
-side; word coverage alone never decides, since the combiner's coverage features keep
-reading the contiguous windows only (see the model card for why).
+side; word coverage alone never decides, since the combiner's coverage features never
+read it (see the model card for why).
 
 >>> pool = [("p1", "Ada Lovelace was born in London."), ("p1", "She liked music."),
 ...         ("p2", "In 1843 Ada Lovelace published notes on the Analytical Engine.")]  # one document

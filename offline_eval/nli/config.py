@@ -54,6 +54,19 @@ class VerifyConfig:
             document; see :mod:`offline_eval.nli.assemble`). It is one more
             candidate for ``max_windows``; the coverage features never read it. 0 turns
             it off.
+        coverage_sentences: the coverage features (word overlap of the claim with the
+            evidence: content words, entities, numbers; the combiner's lexical inputs) read
+            small windows of this many consecutive evidence sentences, drawn from the same
+            per-document sentence pools as the assembled window, never spanning two documents.
+            0 reads the contiguous windows the model reads instead (the design before this
+            setting existed; a ``verifier.json`` without the key gets 0, since its combiner
+            was fitted that way). Smaller windows separate "every fact of the claim is stated
+            close together" from "its words occur somewhere in the passage" (see the model
+            card: WiCE dev, QAGS, SummaC).
+        coverage_windows: how many such windows (the ones holding the largest share of the
+            claim's content words, non-overlapping, best first) the coverage features read:
+            ``cov_content``, ``cov_entity`` and ``cov_number`` are the best single window's,
+            ``cov_all`` their union's.
         check_numbers: a claim the model finds supported, whose numbers (money, percentages,
             years, counts, measurements; see :mod:`offline_eval.audit.quantities`) are off
             beyond twice their tolerance from every number of the same kind in the top-k
@@ -76,6 +89,8 @@ class VerifyConfig:
     min_overlap: float = 0.0
     max_windows: int = 0
     assemble_sentences: int = 6
+    coverage_sentences: int = 3
+    coverage_windows: int = 5
     check_numbers: bool = True
     check_names: bool = True
     combiner: Combiner | None = None
@@ -100,6 +115,8 @@ def load_config(model_dir: str | Path | None) -> VerifyConfig:
     names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
     kw = {k: v for k, v in (d.get("thresholds") or {}).items() if k in names}
     comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None
+    if comb is not None and "coverage_sentences" not in kw:
+        kw["coverage_sentences"] = 0  # its combiner was fitted on coverage of the NLI windows
     return replace(DEFAULTS, **kw, combiner=comb)
 
 

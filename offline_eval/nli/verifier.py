@@ -13,7 +13,7 @@ import numpy as np
 from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
-from offline_eval.nli.features import coverage
+from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.nli.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
 
@@ -115,7 +115,7 @@ class Verifier:
         cfg = self.config
         jobs: list[tuple[int, int, int, str, str]] = []
         gated: list[tuple[int, int, int]] = []
-        plans: list[tuple[list[str], list[list[str]], Assembled | None] | str] = []
+        plans: list[tuple[list[str], list[list[str]], Assembled | None, list[str]] | str] = []
         for ci, (claim, evidence) in enumerate(items):
             claim = (claim or "").strip()
             evs = _as_evidence(list(evidence)[: cfg.top_k])
@@ -133,8 +133,8 @@ class Verifier:
                 units += clauses if len(clauses) > 1 else []
             budget = max(32, self._max_len - self._overhead - max(self._count(units)) - 2)
             windows = [self._windows(p, budget) for p in passages]
-            assembled = None
-            if cfg.assemble_sentences > 0:
+            assembled, groups = None, []
+            if cfg.assemble_sentences > 0 or cfg.coverage_sentences > 0:
                 if pools is not None:
                     groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
                 else:  # one pool per source document, in the order the passages came
@@ -142,12 +142,16 @@ class Verifier:
                     for e in evs:
                         docs.setdefault(e.doc_id or e.passage_id, []).append((e.passage_id, e.text))
                     groups = [sentence_pool(ps) for ps in docs.values()]
+            covered = (pooled_windows(claim, [[t for _, t in g] for g in groups],
+                                      cfg.coverage_windows, cfg.coverage_sentences)
+                       if cfg.coverage_sentences > 0 else [])
+            if cfg.assemble_sentences > 0:
                 assembled = assemble_best(claim, groups, budget, self._count, cfg.assemble_sentences)
                 if assembled is not None and any(assembled.text == w for ws in windows for w in ws):
                     assembled = None  # one contiguous window already holds it
                 if assembled is not None:
                     windows.append([assembled.text])
-            plans.append((units, windows, assembled))
+            plans.append((units, windows, assembled, covered))
             for ui, u in enumerate(units):
                 keep = self._select_windows(u, windows)
                 for pi, ws in enumerate(windows):
@@ -182,9 +186,9 @@ class Verifier:
             passing = sorted(passing, key=lambda k: (-hits[k], k))[: cfg.max_windows]
         return set(passing)
 
-    def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]], Assembled | None],
+    def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]], Assembled | None, list[str]],
                    rows: list[tuple[int, int, np.ndarray]]) -> ClaimScores:
-        units, windows, assembled = plan
+        units, windows, assembled, covered = plan
         n_p = len(windows)
         contiguous = windows[:-1] if assembled is not None else windows
         ent = np.zeros((len(units), n_p))
@@ -200,9 +204,10 @@ class Verifier:
         feats = {"ent_full": float(ent[0].max()),
                  "ent_split": float(ent[1:].max(axis=1).min()) if len(units) > 1 else float(ent[0].max()),
                  "con_max": float(con.max())}
-        # coverage reads the contiguous windows only: the assembled window covers the
-        # claim's words by construction, which says little about support
-        feats.update(coverage(claim, [w for ws in contiguous for w in ws]))
+        # coverage reads the small sentence windows (``coverage_sentences``), else the
+        # contiguous windows; never the assembled window, which covers the claim's words by
+        # construction and so says little about support
+        feats.update(coverage(claim, covered or [w for ws in contiguous for w in ws]))
         per = tuple({"ent_full": float(ent[0, i]),
                      "ent_split": float(ent[1:, i].min()) if len(units) > 1 else float(ent[0, i]),
                      "con_max": float(con[i]), **coverage(claim, windows[i])} for i in range(n_p))
