@@ -82,7 +82,9 @@ def main() -> int:
             got = {}
             for asm in (0, shipped.assemble_sentences):
                 v = Verifier(runner, VerifyConfig(min_overlap=shipped.min_overlap, max_windows=2,
-                                                  assemble_sentences=asm))
+                                                  assemble_sentences=asm,
+                                                  coverage_sentences=shipped.coverage_sentences,
+                                                  coverage_windows=shipped.coverage_windows))
                 t = time.time()
                 scores = v.score_claims([(r["claim"], r["passages"]) for r in rs], pools=[r["pool"] for r in rs])
                 x = np.array([[sc.features.get(k, 0.0) for k in vb.FEATS] for sc in scores])
@@ -92,7 +94,9 @@ def main() -> int:
             results.append((b, s, len(y), got[0], got[shipped.assemble_sentences]))
     lines = ["## Assembled evidence window (`benchmarks/assembled.py`)", "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPU cores, "
-             f"model `{args.model.name}`, gate {shipped.min_overlap:g}, `max_windows` 2. Evidence: the two "
+             f"model `{args.model.name}`, gate {shipped.min_overlap:g}, `max_windows` 2, coverage features "
+             f"on the {shipped.coverage_windows} best {shipped.coverage_sentences}-sentence windows "
+             "(0: the model's windows). Evidence: the two "
              "best five-sentence windows by content-word coverage; the assembled window (up to "
              f"{shipped.assemble_sentences} sentences) draws from every evidence sentence. Balanced "
              "accuracy under nested 5-fold CV, mean ± sd over 20 fold assignments (seeds 13-32); "

@@ -5,8 +5,9 @@ each claim with its cited page as one evidence passage (the verifier windows it)
 a temporary file. The embedded model (ONNX int8, its default) is calibrated twice through
 :func:`offline_eval.nli.calibrate.calibrate`, the function the command runs:
 
-* **as shipped**: its ``verifier.json`` (overlap gate 0.3, two windows per claim, the combiner
-  fitted by ``verifier.py --fit-combiner`` on the two best windows of each page);
+* **as shipped**: its ``verifier.json`` (overlap gate 0.3, two windows per claim, coverage on
+  the 5 best three-sentence windows, the combiner fitted by ``verifier.py --fit-combiner``
+  on the two best windows of each page and WiCE's own sentences);
 * **as an import would have it**: the library defaults a checkpoint without a
   ``verifier.json`` gets (no gate, every window, no combiner: the weakest clause's
   P(entailment) against 0.5), i.e. what a user who imports a model and does not calibrate

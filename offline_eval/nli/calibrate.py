@@ -15,7 +15,8 @@ embedded model's recipe fits on WiCE dev (``benchmarks/verifier.py --fit-combine
   P(contradiction) threshold maximising balanced accuracy of contradicted vs the rest.
 
 It reports the CV balanced accuracy beside three baselines on the same folds (word
-overlap, a logistic regression on the coverage features alone, the NLI features alone),
+overlap: the share of the claim's content words in its best coverage window, with a CV
+threshold; a logistic regression on the coverage features alone; the NLI features alone),
 so you see what the model adds to word overlap on your data before you trust it, and the
 balanced accuracy the model's current config had on the same claims.
 

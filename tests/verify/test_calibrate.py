@@ -125,13 +125,15 @@ def test_models_calibrate_cli_writes_config_and_manifest(tiny_ckpt, tmp_path, mo
     assert main(["models", "calibrate", str(path), str(dev), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "word overlap" in out and "combiner" in out and not (path / "verifier.json").exists()
-    assert main(["models", "calibrate", str(path), str(dev), "--min-overlap", "0.2"]) == 0
+    assert main(["models", "calibrate", str(path), str(dev), "--min-overlap", "0.2",
+                 "--coverage-sentences", "2"]) == 0
     cfg = load_config(path)
-    assert cfg.combiner is not None and cfg.min_overlap == 0.2
+    assert cfg.combiner is not None and cfg.min_overlap == 0.2 and cfg.coverage_sentences == 2
     assert cfg.combiner.meta["fitted_on"].startswith("dev.jsonl (24 claims")
     assert "verifier.json" in verify_model(path)["files"]  # the manifest covers the new file
     first = (path / "verifier.json").read_bytes()
-    assert main(["models", "calibrate", str(path), str(dev), "--min-overlap", "0.2"]) == 0
+    assert main(["models", "calibrate", str(path), str(dev), "--min-overlap", "0.2",
+                 "--coverage-sentences", "2"]) == 0
     assert (path / "verifier.json").read_bytes() == first  # deterministic
     # the calibrated model scores claims through `verify`, without the warning
     capsys.readouterr()
@@ -149,3 +151,5 @@ def test_models_calibrate_refuses_shipped_models_and_bad_input(tmp_path, capsys)
     bad = write(tmp_path / "bad.jsonl", [{"id": 1, "claim": "c", "evidence": ["e"], "label": "?"}])
     assert main(["models", "calibrate", "nli-minilm", str(bad), "--dry-run"]) == 2
     assert "bad.jsonl:1: field 'label'" in capsys.readouterr().err
+    assert main(["models", "calibrate", "nli-minilm", str(dev), "--dry-run", "--coverage-windows", "0"]) == 2
+    assert "--coverage-windows must be 1 or more" in capsys.readouterr().err
