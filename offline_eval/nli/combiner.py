@@ -8,8 +8,10 @@ Coefficients are stored as JSON (never pickle) next to the model, in
   supported only if every clause is);
 * ``con_max``: best P(contradiction) of the claim or any clause;
 * ``cov_content``, ``cov_entity``, ``cov_number``: coverage of the claim's content
-  words, capitalised names and numbers/dates by the best window;
-* ``cov_all``: content-word coverage by all windows together; ``claim_len``: content
+  words, capitalised names and numbers/dates by the best coverage window (the
+  ``coverage_windows`` best runs of ``coverage_sentences`` evidence sentences, or the
+  windows the model reads when that is 0; see :class:`~offline_eval.nli.config.VerifyConfig`);
+* ``cov_all``: content-word coverage by those windows together; ``claim_len``: content
   words / 20.
 
 Features are standardised with the stored mean/scale before the dot product.
