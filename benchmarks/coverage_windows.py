@@ -52,7 +52,7 @@ def load(name: str) -> list[dict]:
     """``assembled.rows``, plus WiCE with each page joined and re-split into sentences by
     :func:`~offline_eval.nli.text.split_sentences` (what the verifier does with raw text):
     WiCE's own sentences are often lines without end punctuation (headers, bylines), so the
-    library's sentences are fewer and longer (60 vs 119 per page on average)."""
+    library's sentences are fewer and longer (the report gives both sets' averages)."""
     if name != "wice_resplit":
         return asm.rows(name)
     import json
@@ -134,7 +134,10 @@ def main() -> int:
         grid = coverage_grid(rows, x)
         cells = {"legacy": vb.cv_combiner_repeats(x, y)}
         cells.update({k: vb.cv_combiner_repeats(g, y) for k, g in grid.items()})
-        table.append((label, len(y), cells))
+        pages = [r["pool"] for r in rows]
+        seg = (f"{np.mean([len(p) for p in pages]):.0f} sentences per document, "
+               f"{np.mean([len(t.split()) for p in pages for t in p]):.0f} words per sentence")
+        table.append((label, len(y), cells, seg))
         print(label, f"{time.time() - t:.0f}s", {str(k): f"{m:.3f}" for k, (m, _) in cells.items()}, flush=True)
         if name == "wice":
             got, chosen = nested(grid, y)
@@ -145,7 +148,7 @@ def main() -> int:
                            f"(min {min(got):.3f}, max {max(got):.3f}); chosen (of 100 outer folds): {top}.")
             print(nested_line, flush=True)
     mine = (shipped.coverage_sentences, shipped.coverage_windows)
-    sds = [sd for _, _, cells in table for _, sd in cells.values()]
+    sds = [sd for _, _, cells, _ in table for _, sd in cells.values()]
     lines = ["## Coverage windows (`benchmarks/coverage_windows.py`)", "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPU cores, "
              f"model `{args.model.name}` on {args.backend}, gate {shipped.min_overlap:g}, `max_windows` 2, "
@@ -157,8 +160,8 @@ def main() -> int:
              f"assignments (sd {min(sds):.3f}-{max(sds):.3f}). WiCE dev is where the setting was chosen; QAGS and the "
              "SummaC subsets were not used for that, nor to train the model. The shipped setting is "
              f"{mine[0]}x{mine[1]}" + (" (bold)." if mine[0] else "."), ""]
-    for label, n, cells in table:
-        lines += [f"{label} (n={n}): legacy {cells['legacy'][0]:.3f} ± {cells['legacy'][1]:.3f}", "",
+    for label, n, cells, seg in table:
+        lines += [f"{label} (n={n}; {seg}): legacy {cells['legacy'][0]:.3f} ± {cells['legacy'][1]:.3f}", "",
                   "| S \\ N | " + " | ".join(str(c) for c in COUNTS) + " |",
                   "|---|" + "---|" * len(COUNTS)]
         for s in SIZES:
