@@ -50,22 +50,10 @@ SETS = {"wice": "WiCE dev", "wice_resplit": "WiCE dev, pages re-split by the lib
 
 def load(name: str) -> list[dict]:
     """``assembled.rows``, plus WiCE with each page joined and re-split into sentences by
-    :func:`~offline_eval.nli.text.split_sentences` (what the verifier does with raw text):
-    WiCE's own sentences are often lines without end punctuation (headers, bylines), so the
-    library's sentences are fewer and longer (the report gives both sets' averages)."""
-    if name != "wice_resplit":
-        return asm.rows(name)
-    import json
-
-    from offline_eval.nli.text import split_sentences
-
-    out = []
-    for line in open(vb.DATA / "wice" / "claim_dev.jsonl", encoding="utf-8"):
-        r = json.loads(line)
-        sents = split_sentences(" ".join(r["evidence"]))
-        out.append({"claim": r["claim"], "passages": vb.best_windows(r["claim"], sents), "pool": sents,
-                    "y": int(r["label"] == "supported")})
-    return out
+    the library (``verifier.wice_rows(resplit=True)``): WiCE's own sentences are often lines
+    without end punctuation (headers, bylines), so the library's sentences are fewer and
+    longer (the report gives both sets' averages)."""
+    return vb.wice_rows(resplit=True) if name == "wice_resplit" else asm.rows(name)
 
 
 def coverage_grid(rows: list[dict], x: np.ndarray) -> dict[tuple[int, int], np.ndarray]:

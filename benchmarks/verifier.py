@@ -61,14 +61,18 @@ def best_windows(claim: str, sents: list[str], n: int = 2, size: int = 5) -> lis
     return best(claim, sents, n, size)
 
 
-def wice_rows(limit: int = 0) -> list[dict[str, Any]]:
+def wice_rows(limit: int = 0, resplit: bool = False) -> list[dict[str, Any]]:
+    """WiCE dev claims with the benchmark's two windows, the page as the pool and the
+    word-overlap baseline's score. ``resplit``: the page joined and re-split into sentences
+    by the library (what the verifier does with raw text) instead of WiCE's own sentences."""
     from offline_eval.nli.features import coverage
+    from offline_eval.nli.text import split_sentences
 
     rows = [json.loads(l) for l in open(DATA / "wice" / "claim_dev.jsonl", encoding="utf-8")]
     rows = rows[:limit] if limit else rows
     out = []
     for r in rows:
-        sents = r["evidence"]
+        sents = split_sentences(" ".join(r["evidence"])) if resplit else r["evidence"]
         overlap = max(coverage(r["claim"], [" ".join(sents[i:i + 5])])["cov_content"]
                       for i in range(max(1, len(sents) - 4)))
         out.append({"claim": r["claim"], "passages": best_windows(r["claim"], sents), "pool": sents,
