@@ -11,7 +11,7 @@ import numpy as np
 
 from offline_eval.errors import ModelError
 from offline_eval.runners.embedding import TextEmbedder
-from offline_eval.runners.ort import ONNX_FILES, providers_for
+from offline_eval.runners.ort import ONNX_FILES, make_session, providers_for
 
 
 class OnnxEmbeddingRunner(TextEmbedder):
@@ -46,10 +46,7 @@ class OnnxEmbeddingRunner(TextEmbedder):
         from offline_eval.modelstore import verify_model
         verify_model(path)  # `models export-embedding` always writes the manifest
         providers = providers_for(device, ort.get_available_providers())
-        opts = ort.SessionOptions()
-        if threads:
-            opts.intra_op_num_threads = int(threads)
-        self.session = ort.InferenceSession(str(onnx_file), sess_options=opts, providers=providers)
+        self.session = make_session(onnx_file, providers, threads, precision)
         self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         self.path, self.precision, self.providers = path, precision, providers
         self.input_names = tuple(i.name for i in self.session.get_inputs())

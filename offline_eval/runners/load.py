@@ -10,13 +10,15 @@ from offline_eval.runners.pairs import PairClassifier
 
 def load_runner(path: str | Path, backend: str | None = None, device: str | None = None,
                 batch_size: int = 32, max_length: int | None = None,
-                precision: str | None = None, threads: int | None = None) -> PairClassifier:
+                precision: str | None = None, threads: int | None = None,
+                fuse_skip_layernorm: bool | None = None) -> PairClassifier:
     """Load the NLI model folder ``path`` on ``backend`` ("onnx" | "torch").
 
     A folder with ``manifest.json`` is verified first (sha256 of every file).
     ``backend=None`` uses the folder's manifest ``default_backend`` (else onnx when an
     ONNX file is present, else torch), except on CUDA (:func:`resolve_backend`).
-    ``device=None`` picks the best available.
+    ``device=None`` picks the best available. ``fuse_skip_layernorm`` is passed to the ONNX
+    runner (:func:`offline_eval.runners.ort.make_session`; None: the measured default).
 
     Raises:
         ValueError: an unknown backend or device, listing the valid values.
@@ -38,7 +40,8 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
         from offline_eval.runners.ort import OnnxNLIRunner
 
         return OnnxNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length,
-                             precision=precision, threads=threads)
+                             precision=precision, threads=threads,
+                             fuse_skip_layernorm=fuse_skip_layernorm)
     from offline_eval.runners.hf import TorchNLIRunner
 
     if device is None:

@@ -6,7 +6,7 @@ implement ``_logits``; tokenization, batching and label reordering live here onc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -69,16 +69,22 @@ class PairClassifier:
             return out
         lengths = [len(p) + len(h) for p, h in pairs]
         order = sorted(range(len(pairs)), key=lambda i: (lengths[i], i))
-        for s in range(0, len(order), self.batch_size):
-            idx = order[s:s + self.batch_size]
-            enc = self.tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx],
-                                 truncation="longest_first", max_length=self.max_length,
-                                 padding="longest", return_tensors="np")
-            self.truncated += int((enc["attention_mask"].sum(axis=1) >= self.max_length).sum())
-            feeds = {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names if k in enc}
-            logits = self._logits(feeds)
+        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        for idx, logits in zip(batches, self._logits_many(self._encode(pairs, idx) for idx in batches)):
             out[idx] = softmax(logits[:, self._cols])
         return out
+
+    def _encode(self, pairs: list[tuple[str, str]], idx: list[int]) -> dict[str, np.ndarray]:
+        """Model inputs for the pairs ``idx`` (padded to the longest), counting truncations."""
+        enc = self.tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx],
+                             truncation="longest_first", max_length=self.max_length,
+                             padding="longest", return_tensors="np")
+        self.truncated += int((enc["attention_mask"].sum(axis=1) >= self.max_length).sum())
+        return {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names if k in enc}
+
+    def _logits_many(self, feeds: Iterable[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:
+        """Logits of each batch, in order (one at a time; a runner may run them in parallel)."""
+        return map(self._logits, feeds)
 
     def _logits(self, feeds: dict[str, np.ndarray]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

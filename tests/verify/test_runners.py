@@ -56,6 +56,47 @@ def test_int8_export_scales_weights_per_channel(tiny_model):
     assert zero_points and all(z.size == inits[n.input[1]].shape[1] for z, n in zip(zero_points, matmuls))
 
 
+def _norm_ops(onnx_file: Path, saved: Path, precision: str, fuse: bool | None) -> set[str]:
+    import onnx
+
+    from offline_eval.runners.ort import make_session
+
+    make_session(onnx_file, ["CPUExecutionProvider"], 1, precision, fuse, optimized_model_path=saved)
+    return {n.op_type for n in onnx.load(str(saved)).graph.node if "LayerNorm" in n.op_type}
+
+
+def test_int8_on_cpu_runs_without_the_skip_layernorm_fusion(tiny_model, tmp_path):
+    # ONNX Runtime's fused SkipLayerNormalization ran slower than LayerNormalization + Add
+    # behind int8 matmuls on CPU (benchmarks/quantization.py), so int8 sessions leave it off
+    int8 = tiny_model / "onnx" / "model.int8.onnx"
+    assert _norm_ops(int8, tmp_path / "a.onnx", "int8", None) == {"LayerNormalization"}
+    assert "SkipLayerNormalization" in _norm_ops(int8, tmp_path / "b.onnx", "int8", True)
+    # any other precision keeps every fusion by default
+    assert "SkipLayerNormalization" in _norm_ops(int8, tmp_path / "c.onnx", "fp32", None)
+    # the same function either way, up to float rounding
+    fused = load_runner(tiny_model, "onnx", "cpu", fuse_skip_layernorm=True).predict(PAIRS)
+    unfused = load_runner(tiny_model, "onnx", "cpu").predict(PAIRS)
+    assert np.abs(fused - unfused).max() < 1e-3
+
+
+def test_int8_runs_pairs_in_parallel_with_the_same_output(tiny_model):
+    many = PAIRS * 7  # more pairs than workers, mixed lengths
+    one = load_runner(tiny_model, "onnx", "cpu", threads=1)
+    three = load_runner(tiny_model, "onnx", "cpu", threads=3)
+    assert (one.workers, three.workers, three.batch_size) == (1, 3, 1)
+    assert np.array_equal(one.predict(many), three.predict(many))
+    assert three.truncated == one.truncated
+
+
+def test_cpu_workers_reads_threads_then_omp_then_affinity(monkeypatch):
+    from offline_eval.runners.ort import cpu_workers
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert (cpu_workers(2), cpu_workers()) == (2, 3)
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert cpu_workers() >= 1
+
+
 def test_labels_come_from_config_in_canonical_order(tiny_model):
     # the checkpoint stores CONTRADICTION=0 .. ENTAILMENT=2; columns are reordered once
     runner = load_runner(tiny_model, "torch", "cpu")
