@@ -15,7 +15,7 @@ safetensors it exports one fp32 ONNX graph, then builds each int8 variant from i
   runner's default since this comparison: ``offline_eval.runners.ort.make_session``).
 
 For torch fp32, ONNX fp32 and every variant: pairs per CPU-second on one thread at
-128- and 384-token pairs (``verifier.py --throughput``, 32 pairs, best of 5, two
+128-, 256- and 384-token pairs (``verifier.py --throughput``, 32 pairs, best of 5, two
 interleaved rounds, best kept); the verifier's WiCE dev features (``verifier.py
 --worker``) with balanced accuracy under the verifier benchmark's CV, both its fixed
 split and the mean over 20 fold assignments; argmax agreement with torch fp32 on the

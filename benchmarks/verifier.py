@@ -8,8 +8,9 @@
   window on and off).
 * Factcheck-GPT stance pairs, the held-out 30% of claims (never trained on).
 * The held-out 8% of the NLI training sets (hash split, see the recipe's data.py).
-* Throughput (pairs/s, batch 32) at 128- and 384-token pairs and peak RSS, torch fp32 vs
-  ONNX fp32 vs ONNX int8, each in its own process, in one run.
+* Throughput (pairs/s, batch 32) at 128-, 256- and 384-token pairs and on a sample of the
+  pairs the verifier sent the model on WiCE dev, and peak RSS, torch fp32 vs ONNX fp32 vs
+  ONNX int8, each in its own process, two interleaved rounds, in one run.
 
 ``--fit-combiner`` instead fits the shipped combiner on all WiCE dev features of the
 default backend (L2 chosen by CV) and writes ``verifier.json`` into the model folder.
@@ -159,7 +160,7 @@ def throughput_pairs(n_tok: int, n: int) -> list[tuple[str, str]]:
 
 
 def throughput(args: argparse.Namespace) -> None:
-    """pairs/s at 128 and 384 tokens, batch 32, and this process's peak RSS."""
+    """pairs/s at 128, 256 and 384 tokens (batch 32) and on ``--pairs``, and this process's peak RSS."""
     import resource
 
     from offline_eval.runners.load import load_runner
