@@ -148,6 +148,7 @@ def worker(args: argparse.Namespace) -> None:
 FUSE = {"auto": None, "on": True, "off": False}
 TOKENS = (128, 256, 384)  # throughput pair lengths; 256 is the shipped model's window
 ROUNDS = 2  # interleaved throughput rounds
+INT8_VARIANTS = ("onnx-int8-intra-op", "onnx-int8-batched")  # throughput rows for speed only
 MIX_N = 256  # WiCE pairs (as the verifier builds them) in the throughput mix
 
 
@@ -165,21 +166,24 @@ def throughput(args: argparse.Namespace) -> None:
 
     from offline_eval.runners.load import load_runner
 
-    batched = args.throughput == "onnx-int8-batched"  # int8 forced into batches of 32: speed only
-    backend, precision = BACKENDS["onnx-int8" if batched else args.throughput]
+    backend, precision = BACKENDS.get(args.throughput, ("onnx", "int8"))
     if backend == "torch":
         import torch
         torch.set_num_threads(args.threads)
-    runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision,
-                         threads=args.threads, fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm])
-    if batched:
-        # the runner's default is one pair per call, pairs run in parallel on one thread each
-        # (batch mates would change the outputs); here one batch of 32 on all the threads
-        from offline_eval.runners.ort import ONNX_FILES, make_session
+    if args.throughput in INT8_VARIANTS:
+        # the runner's default runs int8 pairs one per call, several at once on one thread
+        # each; these run one pair (or one forced batch of 32: speed only, since batch mates
+        # change the outputs) at a time on all the threads
+        from offline_eval.modelstore import verify_model
+        from offline_eval.runners.ort import OnnxNLIRunner
 
-        runner.session = make_session(runner.path / ONNX_FILES["int8"], runner.providers, args.threads,
-                                      "int8", FUSE[args.fuse_skip_layernorm])
-        runner.batch_size, runner.workers = 32, 1
+        verify_model(args.model)
+        runner = OnnxNLIRunner(args.model, "cpu", max_length=512, precision="int8", threads=args.threads,
+                               fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm], parallel_pairs=False)
+        runner.batch_size = 32 if args.throughput == "onnx-int8-batched" else 1
+    else:
+        runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision,
+                             threads=args.threads, fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm])
     res = {}
     mix = [tuple(p) for p in json.loads(Path(args.pairs).read_text())] if args.pairs else []
     for n_tok in (*TOKENS, "wice"):
@@ -359,10 +363,10 @@ def main() -> None:
     if not args.skip_throughput:
         mix = args.cache / f"wice-pairs-{weights_tag(args.model, names[0])}.json"
         mix.write_text(json.dumps(res[names[0]]["wice_pairs"]))
-        runs = [b for b in (*BACKENDS, "onnx-int8-batched")
-                if weights_tag(args.model, b if b in BACKENDS else "onnx-int8") != "missing"]
+        rows = (*BACKENDS, *INT8_VARIANTS)
+        runs = [b for b in rows if weights_tag(args.model, b if b in BACKENDS else "onnx-int8") != "missing"]
         # e.g. the fp32 ONNX file, which the shipped folder leaves out
-        tp = {b: {} if b in runs else "absent" for b in (*BACKENDS, "onnx-int8-batched")}
+        tp = {b: {} if b in runs else "absent" for b in rows}
         for _ in range(ROUNDS):  # interleaved rounds, each key's best kept: the box is shared
             for b in runs:
                 for threads, cpu in ((2, ""), (1, "_cpu")):
@@ -423,7 +427,8 @@ def report(args, res, stats, tp) -> str:
                   "and pairs per CPU-second with 1 thread (the work itself, much less sensitive "
                   "to the other jobs on this shared box), each with its ratio to torch fp32. torch and ONNX fp32 run the 32 pairs as one batch; ONNX int8 runs them one "
                   "at a time (batch-invariant output), on 2 threads two pairs at once, one thread each; "
-                  "onnx-int8-batched forces it into one batch of 32 on both threads, "
+                  "onnx-int8-intra-op runs one pair at a time on both threads (the runner before "
+                  "that default); onnx-int8-batched forces it into one batch of 32 on both threads, "
                   "for speed only (its outputs depend on the batch). 256 tokens is the shipped model's "
                   "window (longer evidence is chunked to it), so the verifier never runs 384-token "
                   "pairs. `WiCE mix`: " + (

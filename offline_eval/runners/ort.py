@@ -76,16 +76,19 @@ class OnnxNLIRunner(PairClassifier):
             once instead, each on one thread (None: ``OMP_NUM_THREADS`` when set, else the
             CPUs this process may use).
         fuse_skip_layernorm: see :func:`make_session` (None: the measured default).
+        parallel_pairs: for int8 on CPU, run ``threads`` pairs at once (the default); False
+            runs one pair at a time on ``threads`` intra-op threads (the benchmarks compare both).
 
     int8 on CPU runs one pair per call (see below), and a single pair gives ONNX Runtime's
     intra-op threads little to share: running ``threads`` pairs at once, each on one
-    thread, scaled better on two cores (``benchmarks/verifier.py``, wall-clock rows). A
+    thread, scaled better on two cores (``benchmarks/verifier.py`` times both ways). A
     pair's logits do not depend on which thread ran it, so the output is the same.
     """
 
     def __init__(self, path: str | Path, device: str | None = None, batch_size: int = 32,
                  max_length: int | None = None, precision: str | None = None,
-                 threads: int | None = None, fuse_skip_layernorm: bool | None = None) -> None:
+                 threads: int | None = None, fuse_skip_layernorm: bool | None = None,
+                 parallel_pairs: bool = True) -> None:
         import onnxruntime as ort
         from transformers import AutoTokenizer
 
@@ -105,7 +108,7 @@ class OnnxNLIRunner(PairClassifier):
                              f"{', '.join(ONNX_FILES.values())}); run `offline-eval models import`")
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
         on_cpu = providers[0] == "CPUExecutionProvider"
-        self.workers = cpu_workers(threads) if precision == "int8" and on_cpu else 1
+        self.workers = cpu_workers(threads) if precision == "int8" and on_cpu and parallel_pairs else 1
         self._pool: Any = None
         self.session = make_session(onnx_file, providers, 1 if self.workers > 1 else threads,
                                     precision, fuse_skip_layernorm)

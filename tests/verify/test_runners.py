@@ -86,6 +86,10 @@ def test_int8_runs_pairs_in_parallel_with_the_same_output(tiny_model):
     assert (one.workers, three.workers, three.batch_size) == (1, 3, 1)
     assert np.array_equal(one.predict(many), three.predict(many))
     assert three.truncated == one.truncated
+    from offline_eval.runners.ort import OnnxNLIRunner
+
+    intra = OnnxNLIRunner(tiny_model, "cpu", precision="int8", threads=3, parallel_pairs=False)
+    assert intra.workers == 1 and np.array_equal(intra.predict(many), one.predict(many))
 
 
 def test_cpu_workers_reads_threads_then_omp_then_affinity(monkeypatch):
