@@ -1,10 +1,19 @@
 """Explicit ONNX export (fp32) and int8 dynamic quantisation; never a side effect of loading.
 
 The fp32 graph is a plain trace of the checkpoint (eager attention, so that the exported
-graph has the standard attention pattern). int8 is dynamic quantisation of that plain
-graph with per-channel weight scales; ``quantize_int8(fuse=True)`` fuses a BERT-family
-graph with ONNX Runtime's transformer optimizer first (QAttention), which ran slower on
-the CPU we measured (``benchmarks/quantization.py``).
+graph has the standard attention pattern). int8 is dynamic quantisation of a plain trace
+with per-channel weight scales; ``quantize_int8(fuse=True)`` fuses a BERT-family graph
+with ONNX Runtime's transformer optimizer first (QAttention), which ran slower on the CPU
+we measured (``benchmarks/quantization.py``).
+
+The int8 graph is traced without the ``attention_mask`` input: int8 runs one unpadded pair
+per call (dynamic quantisation would otherwise make a pair's output depend on its batch
+mates), so every token is real and the mask is all ones. Without it the graph skips the
+mask's broadcast add on every attention score (measured faster at long pairs in
+``benchmarks/quantization.py``, same logits). The export keeps the mask-free trace only
+when it gives torch's logits at other lengths than the trace's (:func:`matches_torch`),
+else the int8 graph keeps the mask; the runner refuses a padded batch for a graph
+without it.
 """
 from __future__ import annotations
 
@@ -20,21 +29,75 @@ def export_onnx(path: str | Path, quantize: bool = True, opset: int = 17) -> lis
 
     Returns the files written. Raises ModelError when the checkpoint cannot be traced.
     """
+    path = Path(path)
+    model, tok = _load_classifier(path)
+    out = path / ONNX_FILES["fp32"]
+    trace_classifier(model, tok, out, mask=True, opset=opset)
+    written = [out]
+    if quantize:
+        unmasked = out.with_name("model.unmasked.tmp.onnx")
+        try:
+            trace_classifier(model, tok, unmasked, mask=False, opset=opset)
+            # kept only where it is exact at other lengths than the trace's (not so for
+            # DeBERTa-v2 in our test: its mask-free path does not trace faithfully)
+            src = unmasked if matches_torch(model, tok, unmasked) else out
+            written.append(quantize_int8(src, path / ONNX_FILES["int8"], model.config))
+        finally:
+            unmasked.unlink(missing_ok=True)
+    return written
+
+
+#: pairs of lengths other than the trace's, to check a traced graph against torch
+PROBES = (("short", "a claim"),
+          ("a longer premise, written to have many more tokens than the one used for tracing "
+           "the graph, so that every shape in it changes", "a longer hypothesis than the trace's"))
+
+
+def matches_torch(model: Any, tok: Any, onnx_file: Path, atol: float = 1e-4, rtol: float = 1e-3) -> bool:
+    """True when the fp32 graph ``onnx_file`` gives torch's logits on :data:`PROBES`, one
+    unpadded pair per call (``atol + rtol * max |logit|``)."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    sess = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    for premise, hyp in PROBES:
+        enc = tok(premise, hyp, return_tensors="np")
+        feeds = {n: np.asarray(enc[n] if n in enc else np.zeros_like(enc["input_ids"]), dtype=np.int64)
+                 for n in names}
+        with torch.inference_mode():
+            ref = model(**{k: torch.from_numpy(v) for k, v in enc.items()}).logits.numpy()
+        if np.abs(sess.run(None, feeds)[0] - ref).max() > atol + rtol * np.abs(ref).max():
+            return False
+    return True
+
+
+def _load_classifier(path: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    path = Path(path)
     tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModelForSequenceClassification.from_pretrained(
         path, local_files_only=True, use_safetensors=True, trust_remote_code=False,
         dtype=torch.float32, attn_implementation="eager").float().eval()
-    names = ["input_ids", "attention_mask"]
+    return model, tok
+
+
+def trace_classifier(model: Any, tok: Any, out: Path, mask: bool = True, opset: int = 17) -> Path:
+    """Trace a sequence-pair classifier to ONNX at ``out`` (inputs ``input_ids``,
+    ``attention_mask`` unless ``mask`` is False, ``token_type_ids`` when the model has
+    token types; output ``logits``). A graph without the mask is valid for unpadded
+    inputs only."""
+    import torch
+
+    names = ["input_ids"] + (["attention_mask"] if mask else [])
     if getattr(model.config, "type_vocab_size", 0) > 0:
         names.append("token_type_ids")
-    enc = tok(["a premise for tracing, long enough"] * 2, ["a hypothesis", "another one here"],
-              padding=True, return_tensors="pt")
+    # unmasked: two pairs of one length, so that no padding enters the trace
+    hyps = ["a hypothesis", "another one here"] if mask else ["a hypothesis", "a hypothesis"]
+    enc = tok(["a premise for tracing, long enough"] * 2, hyps, padding=True, return_tensors="pt")
     args = tuple(enc[n] if n in enc else torch.zeros_like(enc["input_ids"]) for n in names)
-    out = path / ONNX_FILES["fp32"]
     out.parent.mkdir(parents=True, exist_ok=True)
 
     class _Wrap(torch.nn.Module):
@@ -49,15 +112,14 @@ def export_onnx(path: str | Path, quantize: bool = True, opset: int = 17) -> lis
     axes["logits"] = {0: "batch"}
     try:
         with torch.inference_mode():
-            torch.onnx.export(_Wrap(model), args, str(out), input_names=names,
+            # eval() on the wrapper: the exporter restores the wrapper's mode afterwards,
+            # which for a fresh module would put the model back in training mode (dropout)
+            torch.onnx.export(_Wrap(model).eval(), args, str(out), input_names=names,
                               output_names=["logits"], dynamic_axes=axes, opset_version=opset,
                               do_constant_folding=True, dynamo=False)
     except Exception as exc:  # the exporter raises many types
-        raise ModelError(f"{path}: ONNX export failed: {exc}") from exc
-    written = [out]
-    if quantize:
-        written.append(quantize_int8(out, path / ONNX_FILES["int8"], model.config))
-    return written
+        raise ModelError(f"{out.parent.parent}: ONNX export failed: {exc}") from exc
+    return out
 
 
 # config.model_type -> onnxruntime.transformers optimizer model_type
@@ -150,7 +212,7 @@ def export_embedding_onnx(src: str | Path, dest: str | Path, quantize: bool = Tr
     axes["embedding"] = {0: "batch"}
     try:
         with torch.inference_mode():
-            torch.onnx.export(_Pooled(model), args, str(out), input_names=names,
+            torch.onnx.export(_Pooled(model).eval(), args, str(out), input_names=names,
                               output_names=["embedding"], dynamic_axes=axes,
                               opset_version=opset, do_constant_folding=True, dynamo=False)
     except Exception as exc:  # the exporter raises many types

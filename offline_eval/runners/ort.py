@@ -116,11 +116,13 @@ class OnnxNLIRunner(PairClassifier):
         super().__init__(path, tok, config.get("id2label", {}), batch_size, max_length)
         self.precision, self.providers = precision, providers
         self.input_names = tuple(i.name for i in self.session.get_inputs())
-        if precision == "int8":
+        if precision == "int8" or "attention_mask" not in self.input_names:
             # Dynamic quantisation computes activation ranges over the whole batch tensor
             # (padding included), so a pair's probabilities would depend on its batch mates
             # and a resumed run could differ from an uninterrupted one. One pair per run
-            # keeps every output a function of its own pair only (determinism over speed).
+            # keeps every output a function of its own pair only (determinism over speed);
+            # it also lets the exported int8 graph drop the attention mask (every token of
+            # an unpadded pair is real), which a graph without that input requires.
             self.batch_size = 1
 
     def _logits_many(self, feeds: Iterable[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from offline_eval.errors import ModelError
 from offline_eval.runners.labels import nli_columns
 
 
@@ -80,6 +81,9 @@ class PairClassifier:
                              truncation="longest_first", max_length=self.max_length,
                              padding="longest", return_tensors="np")
         self.truncated += int((enc["attention_mask"].sum(axis=1) >= self.max_length).sum())
+        if "attention_mask" not in self.input_names and not enc["attention_mask"].all():
+            raise ModelError(f"{self.path}: the graph has no attention_mask input, so it runs "
+                             f"unpadded pairs only (batch_size 1), not a padded batch of {len(idx)}")
         return {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names if k in enc}
 
     def _logits_many(self, feeds: Iterable[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:

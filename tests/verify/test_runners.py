@@ -56,6 +56,62 @@ def test_int8_export_scales_weights_per_channel(tiny_model):
     assert zero_points and all(z.size == inits[n.input[1]].shape[1] for z, n in zip(zero_points, matmuls))
 
 
+def _tiny_bert(root: Path) -> Path:
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    from tests.verify.conftest import WORDS
+
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64,
+                     id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+                     label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    ckpt = root / "ckpt"
+    BertForSequenceClassification(cfg).save_pretrained(ckpt, safe_serialization=True)
+    BertTokenizerFast(vocab_file=str(root / "vocab.txt"), model_max_length=64).save_pretrained(ckpt)
+    return ckpt
+
+
+def test_int8_graph_drops_the_mask_where_the_trace_stays_exact(tiny_model, tmp_path, monkeypatch):
+    # int8 runs one unpadded pair per call, so its graph is traced without attention_mask
+    # when that trace gives torch's logits at other lengths than the trace's
+    import onnxruntime as ort
+
+    from offline_eval.runners import export
+    from offline_eval.runners.export import PROBES, _load_classifier, matches_torch, trace_classifier
+
+    def inputs(folder: Path) -> list[str]:
+        sess = ort.InferenceSession(str(folder / "onnx" / "model.int8.onnx"), providers=["CPUExecutionProvider"])
+        return [i.name for i in sess.get_inputs()]
+
+    bert_ckpt = _tiny_bert(tmp_path / "bert")
+    bert = import_model(bert_ckpt, name="tiny-bert", home=tmp_path / "home", max_length=64)
+    assert "attention_mask" not in inputs(bert) and "attention_mask" not in inputs(tiny_model)  # BERT, DeBERTa-v2
+    model, tok = _load_classifier(bert)
+    unmasked = trace_classifier(model, tok, tmp_path / "unmasked.onnx", mask=False)
+    assert matches_torch(model, tok, unmasked)
+    assert len({len(tok(p, h)["input_ids"]) for p, h in PROBES} | {len(tok("a premise for tracing, long enough", "a hypothesis")["input_ids"])}) == 3
+    deberta, dtok = _load_classifier(tiny_model)
+    assert not matches_torch(deberta, dtok, unmasked)  # another model's graph: caught
+    # a trace that does not match keeps the mask in the int8 graph
+    monkeypatch.setattr(export, "matches_torch", lambda *a, **k: False)
+    masked = import_model(bert_ckpt, name="tiny-bert-masked", home=tmp_path / "home", max_length=64)
+    assert "attention_mask" in inputs(masked)
+    # the mask-free int8 graph runs one pair at a time, refuses a padded batch, and follows
+    # fp32 on pairs of different lengths (a tiny random model)
+    runner = load_runner(bert, "onnx", "cpu", batch_size=32)
+    fp32 = load_runner(bert, "onnx", "cpu", batch_size=32, precision="fp32")
+    assert "attention_mask" in fp32.input_names and fp32.batch_size == 32 and runner.batch_size == 1
+    assert np.abs(runner.predict(PAIRS) - fp32.predict(PAIRS)).max() < 0.05
+    assert np.array_equal(runner.predict(PAIRS), load_runner(masked, "onnx", "cpu").predict(PAIRS))
+    runner.batch_size = 3  # forced: padding would enter a graph that cannot mask it
+    with pytest.raises(ModelError, match="no attention_mask input"):
+        runner.predict(PAIRS)
+
+
 def _norm_ops(onnx_file: Path, saved: Path, precision: str, fuse: bool | None) -> set[str]:
     import onnx
 

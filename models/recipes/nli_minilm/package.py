@@ -9,6 +9,8 @@ for benchmarking; the shipped folder drops it to stay under the 100 MB budget
 (``offline-eval models import models/nli-minilm --name nli-minilm-fp32`` rebuilds it).
 Run ``manifest`` again after adding MODEL_CARD.md / verifier.json:
 ``python models/recipes/nli_minilm/package.py --manifest-only models/nli-minilm``.
+``--onnx-only`` re-exports the ONNX files from the folder's own safetensors (after a change
+to the export) and rewrites the manifest.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ def main() -> None:
     ap.add_argument("dest", type=Path)
     ap.add_argument("--keep-fp32-onnx", action="store_true")
     ap.add_argument("--manifest-only", action="store_true")
+    ap.add_argument("--onnx-only", action="store_true")
     ap.add_argument("--default-backend", default=MANIFEST_FIELDS["default_backend"])
     ap.add_argument("--default-precision", default=MANIFEST_FIELDS["default_precision"])
     args = ap.parse_args()
@@ -35,7 +38,11 @@ def main() -> None:
 
     fields = {**MANIFEST_FIELDS, "default_backend": args.default_backend,
               "default_precision": args.default_precision}
-    if not args.manifest_only:
+    if args.onnx_only:
+        from offline_eval.runners.export import export_onnx
+
+        export_onnx(args.dest, quantize=True)
+    elif not args.manifest_only:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
