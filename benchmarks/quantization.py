@@ -57,7 +57,7 @@ def build(model: Path, work: Path) -> dict[str, Path]:
     from transformers import AutoConfig
 
     from offline_eval.modelstore import read_manifest, write_manifest
-    from offline_eval.runners.export import _load_classifier, export_onnx, quantize_int8, trace_classifier
+    from offline_eval.runners.export import export_onnx, load_classifier, quantize_int8, trace_classifier
 
     base = work / "fp32"
     if not (base / "onnx" / "model.onnx").is_file():
@@ -69,7 +69,7 @@ def build(model: Path, work: Path) -> dict[str, Path]:
     fp32 = base / "onnx" / "model.onnx"
     unmasked = work / "fp32-unmasked.onnx"  # outside base: the fp32 rows load base/onnx
     if not unmasked.is_file():
-        trace_classifier(*_load_classifier(base), unmasked, mask=False)
+        trace_classifier(*load_classifier(base), unmasked, mask=False)
     makers = {
         "int8 fused": lambda d: quantize_int8(fp32, d, cfg, fuse=True, per_channel=False),
         "int8 unfused": lambda d: quantize_int8(fp32, d, cfg, per_channel=False),

@@ -30,7 +30,7 @@ def export_onnx(path: str | Path, quantize: bool = True, opset: int = 17) -> lis
     Returns the files written. Raises ModelError when the checkpoint cannot be traced.
     """
     path = Path(path)
-    model, tok = _load_classifier(path)
+    model, tok = load_classifier(path)
     out = path / ONNX_FILES["fp32"]
     trace_classifier(model, tok, out, mask=True, opset=opset)
     written = [out]
@@ -38,8 +38,8 @@ def export_onnx(path: str | Path, quantize: bool = True, opset: int = 17) -> lis
         unmasked = out.with_name("model.unmasked.tmp.onnx")
         try:
             trace_classifier(model, tok, unmasked, mask=False, opset=opset)
-            # kept only where it is exact at other lengths than the trace's (not so for
-            # DeBERTa-v2 in our test: its mask-free path does not trace faithfully)
+            # kept only where it reproduces torch at other lengths than the trace's (a model
+            # whose mask-free path traced shape-specific constants would not)
             src = unmasked if matches_torch(model, tok, unmasked) else out
             written.append(quantize_int8(src, path / ONNX_FILES["int8"], model.config))
         finally:
@@ -73,7 +73,9 @@ def matches_torch(model: Any, tok: Any, onnx_file: Path, atol: float = 1e-4, rto
     return True
 
 
-def _load_classifier(path: Path) -> tuple[Any, Any]:
+def load_classifier(path: str | Path) -> tuple[Any, Any]:
+    """The sequence-pair classifier in ``path`` (safetensors only, eager attention, fp32,
+    eval mode) and its tokenizer."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

@@ -81,7 +81,7 @@ def test_int8_graph_drops_the_mask_where_the_trace_stays_exact(tiny_model, tmp_p
     import onnxruntime as ort
 
     from offline_eval.runners import export
-    from offline_eval.runners.export import PROBES, _load_classifier, matches_torch, trace_classifier
+    from offline_eval.runners.export import PROBES, load_classifier, matches_torch, trace_classifier
 
     def inputs(folder: Path) -> list[str]:
         sess = ort.InferenceSession(str(folder / "onnx" / "model.int8.onnx"), providers=["CPUExecutionProvider"])
@@ -90,11 +90,13 @@ def test_int8_graph_drops_the_mask_where_the_trace_stays_exact(tiny_model, tmp_p
     bert_ckpt = _tiny_bert(tmp_path / "bert")
     bert = import_model(bert_ckpt, name="tiny-bert", home=tmp_path / "home", max_length=64)
     assert "attention_mask" not in inputs(bert) and "attention_mask" not in inputs(tiny_model)  # BERT, DeBERTa-v2
-    model, tok = _load_classifier(bert)
+    model, tok = load_classifier(bert)
     unmasked = trace_classifier(model, tok, tmp_path / "unmasked.onnx", mask=False)
+    assert not model.training  # the exporter once left the model in training mode (dropout)
     assert matches_torch(model, tok, unmasked)
-    assert len({len(tok(p, h)["input_ids"]) for p, h in PROBES} | {len(tok("a premise for tracing, long enough", "a hypothesis")["input_ids"])}) == 3
-    deberta, dtok = _load_classifier(tiny_model)
+    traced = tok("a premise for tracing, long enough", "a hypothesis")  # the trace's input
+    assert len({len(tok(p, h)["input_ids"]) for p, h in PROBES} | {len(traced["input_ids"])}) == 3
+    deberta, dtok = load_classifier(tiny_model)
     assert not matches_torch(deberta, dtok, unmasked)  # another model's graph: caught
     # a trace that does not match keeps the mask in the int8 graph
     monkeypatch.setattr(export, "matches_torch", lambda *a, **k: False)
