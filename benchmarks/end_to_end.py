@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import write_section  # noqa: E402
+from _results import peak_rss_mb, write_section  # noqa: E402
 
 
 def wiki_rows(n: int, inject_errors: bool = True, references: bool = False) -> list[dict]:
@@ -87,7 +86,7 @@ def child(inp: str, backend: str, device: str, out: str) -> None:
     t0, c0 = time.perf_counter(), time.process_time()
     stats = run_local(items, Timed(), Path(out), score_row, batch_size=32, progress=False)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_rss_mb()
     print(json.dumps({"backend": backend, "n": len(items), "done": stats.done, "failed": stats.failed,
                       "wall": wall, "rps": len(items) / wall, "cpu_s": cpu, "rss_mb": rss,
                       "stages": times}))

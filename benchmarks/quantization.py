@@ -49,22 +49,18 @@ import numpy as np
 import verifier as vb
 
 ROOT = Path(__file__).resolve().parent.parent
-COPY = ("config.json", "tokenizer.json", "tokenizer_config.json", "verifier.json", "model.safetensors")
+COPY = vb.MODEL_FILES
 
 
 def build(model: Path, work: Path) -> dict[str, Path]:
-    """One model folder per variant under ``work``; the fp32 export is shared."""
+    """One model folder per int8 variant under ``work``; the fp32 export is shared
+    (:func:`verifier.fp32_onnx_folder`)."""
     from transformers import AutoConfig
 
     from offline_eval.modelstore import read_manifest, write_manifest
-    from offline_eval.runners.export import export_onnx, load_classifier, quantize_int8, trace_classifier
+    from offline_eval.runners.export import load_classifier, quantize_int8, trace_classifier
 
-    base = work / "fp32"
-    if not (base / "onnx" / "model.onnx").is_file():
-        base.mkdir(parents=True, exist_ok=True)
-        for f in COPY:
-            shutil.copy2(model / f, base / f)
-        export_onnx(base, quantize=False)
+    base = vb.fp32_onnx_folder(model, work)
     cfg = AutoConfig.from_pretrained(base, local_files_only=True)
     fp32 = base / "onnx" / "model.onnx"
     unmasked = work / "fp32-unmasked.onnx"  # outside base: the fp32 rows load base/onnx
@@ -87,9 +83,10 @@ def build(model: Path, work: Path) -> dict[str, Path]:
             make(dest)
         out[name] = d
     out[SLN_FUSED] = out[NO_MASK]
-    # the manifest carries the window (max_length) the verifier chunks evidence to
+    # the manifest carries the window (max_length) the verifier chunks evidence to (the fp32
+    # folder has its own, or is the model folder itself)
     src = read_manifest(model)
-    for d in {*out.values()}:
+    for d in {out[n] for n in makers}:
         write_manifest(d, **{k: v for k, v in src.items() if k not in ("files", "name")},
                        name=f"{src.get('name', model.name)}-{d.name}")
     return out

@@ -21,13 +21,13 @@ import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import peak_rss_mb  # noqa: E402
 from _results import write_section as _write_section  # noqa: E402
 
 import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -43,8 +43,6 @@ RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 WICE = ROOT.parent / "shared" / "data" / "wice" / "claim_dev.jsonl"
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def folder_mb(folder: Path, names: Sequence[str] | None = None) -> float:
