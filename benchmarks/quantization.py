@@ -37,7 +37,6 @@ from _results import write_section  # noqa: E402
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,7 +48,6 @@ import numpy as np
 import verifier as vb
 
 ROOT = Path(__file__).resolve().parent.parent
-COPY = vb.MODEL_FILES
 
 
 def build(model: Path, work: Path) -> dict[str, Path]:
@@ -57,7 +55,6 @@ def build(model: Path, work: Path) -> dict[str, Path]:
     (:func:`verifier.fp32_onnx_folder`)."""
     from transformers import AutoConfig
 
-    from offline_eval.modelstore import read_manifest, write_manifest
     from offline_eval.runners.export import load_classifier, quantize_int8, trace_classifier
 
     base = vb.fp32_onnx_folder(model, work)
@@ -74,21 +71,9 @@ def build(model: Path, work: Path) -> dict[str, Path]:
     }
     out = {"torch fp32": base, "onnx fp32": base}
     for name, make in makers.items():
-        d = work / name.replace(" ", "-")
-        dest = d / "onnx" / "model.int8.onnx"
-        if not dest.is_file():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            for f in COPY:
-                shutil.copy2(model / f, d / f)
-            make(dest)
-        out[name] = d
+        out[name] = vb.derived_folder(model, work / name.replace(" ", "-"),
+                                      lambda d, make=make: make(d / "onnx" / "model.int8.onnx"))
     out[SLN_FUSED] = out[NO_MASK]
-    # the manifest carries the window (max_length) the verifier chunks evidence to (the fp32
-    # folder has its own, or is the model folder itself)
-    src = read_manifest(model)
-    for d in {out[n] for n in makers}:
-        write_manifest(d, **{k: v for k, v in src.items() if k not in ("files", "name")},
-                       name=f"{src.get('name', model.name)}-{d.name}")
     return out
 
 

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -99,28 +99,35 @@ def weights_tag(model: Path, backend: str) -> str:
 MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "verifier.json", "model.safetensors")
 
 
-def fp32_onnx_folder(model: Path, work: Path) -> Path:
-    """``model`` itself when it has the fp32 ONNX file, else a copy under ``work`` with it
-    exported (built once per weights; the shipped folder leaves the 91 MB file out), with
-    a manifest carrying the model's own fields (its window among them)."""
+def derived_folder(model: Path, dest: Path, make: Callable[[Path], Any]) -> Path:
+    """A benchmark copy of ``model`` at ``dest``, built once: its :data:`MODEL_FILES`, what
+    ``make(dest)`` adds (an ONNX file), and a manifest with the model's own fields (the
+    window among them) under the name ``<model>-<dest folder>``."""
     import shutil
 
     from offline_eval.modelstore import read_manifest, write_manifest
+
+    if not (dest / "manifest.json").is_file():
+        (dest / "onnx").mkdir(parents=True, exist_ok=True)
+        for f in MODEL_FILES:
+            if (model / f).is_file():
+                shutil.copy2(model / f, dest / f)
+        make(dest)
+        src = read_manifest(model)
+        write_manifest(dest, **{k: v for k, v in src.items() if k not in ("files", "name")},
+                       name=f"{src.get('name', model.name)}-{dest.name}")
+    return dest
+
+
+def fp32_onnx_folder(model: Path, work: Path) -> Path:
+    """``model`` itself when it has the fp32 ONNX file, else a copy under ``work`` with it
+    exported (built once per weights; the shipped folder leaves the 91 MB file out)."""
     from offline_eval.runners.export import export_onnx
 
     if weights_tag(model, "onnx-fp32") != "missing":
         return model
-    base = work / f"fp32-{weights_tag(model, 'torch')}"
-    if not (base / "manifest.json").is_file():
-        base.mkdir(parents=True, exist_ok=True)
-        for f in MODEL_FILES:
-            if (model / f).is_file():
-                shutil.copy2(model / f, base / f)
-        export_onnx(base, quantize=False)
-        src = read_manifest(model)
-        write_manifest(base, **{k: v for k, v in src.items() if k not in ("files", "name")},
-                       name=f"{src.get('name', model.name)}-fp32")
-    return base
+    return derived_folder(model, work / f"fp32-{weights_tag(model, 'torch')}",
+                          lambda d: export_onnx(d, quantize=False))
 
 
 def worker(args: argparse.Namespace) -> None:

@@ -102,6 +102,14 @@ def test_int8_graph_drops_the_mask_where_the_trace_stays_exact(tiny_model, tmp_p
     monkeypatch.setattr(export, "matches_torch", lambda *a, **k: False)
     masked = import_model(bert_ckpt, name="tiny-bert-masked", home=tmp_path / "home", max_length=64)
     assert "attention_mask" in inputs(masked)
+
+    def unexportable(*a, **k):
+        raise RuntimeError("mask-free graph does not load")
+
+    # and so does one that fails to trace or load: the import still succeeds
+    monkeypatch.setattr(export, "matches_torch", unexportable)
+    again = import_model(bert_ckpt, name="tiny-bert-masked-2", home=tmp_path / "home", max_length=64)
+    assert "attention_mask" in inputs(again)
     # the mask-free int8 graph runs one pair at a time, refuses a padded batch, and follows
     # fp32 on pairs of different lengths (a tiny random model)
     runner = load_runner(bert, "onnx", "cpu", batch_size=32)
