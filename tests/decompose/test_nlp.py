@@ -16,6 +16,8 @@ TEXTS = [
     "  \t Mixed   spacing\n- and a bullet",
     "",
     "Ok",
+    "Marie Sklodowska won the prize in Stockholm on 10 December 1903 with two colleagues.",
+    "How many moons does Jupiter have? It has 95 known moons, said NASA in 2023.",
 ]
 
 
@@ -72,3 +74,40 @@ def test_units_after_the_last_target_are_not_needed():
     some = d.decompose("", units, targets=[1])
     assert some[1] == full[1] and some[0].claims == () and some[2].claims == ()
     assert some[2].sentence == units[2]
+
+
+def test_neural_components_multiply_on_numpy_blas():
+    import numpy as np
+
+    for mode in ("parse", "split"):
+        nlp = load_spacy(mode=mode)
+        nodes = [n for _, p in nlp.pipeline if hasattr(getattr(p, "model", None), "walk")
+                 for n in p.model.walk()]
+        assert nodes and all(not n.ops.use_blis for n in nodes)
+    ops = nodes[0].ops
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((50, 12), dtype=np.float32), rng.standard_normal((7, 12), dtype=np.float32)
+    np.testing.assert_allclose(ops.gemm(x, w, trans2=True), x @ w.T, rtol=1e-5, atol=1e-5)
+
+
+def test_blas_thread_limit_is_scoped_and_nests_across_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from offline_eval.decomposition.nlp import _OneBlasThread
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    guard = _OneBlasThread()
+    guard.__enter__()
+    guard.__enter__()  # a second caller (another thread) inside at once
+    assert all(n == 1 for n in blas_threads())
+    guard.__exit__(None, None, None)
+    assert all(n == 1 for n in blas_threads())  # still held: one caller is inside
+    guard.__exit__(None, None, None)
+    assert blas_threads() == before
+    with guard:
+        assert all(n == 1 for n in blas_threads())
+    assert blas_threads() == before
+    load_spacy(mode="parse")("A parse leaves the limit as it found it.")
+    assert blas_threads() == before
