@@ -147,8 +147,10 @@ class ImportanceRanker:
     def features(self, requests: Sequence[RankRequest]) -> list[np.ndarray]:
         """One feature matrix per request, parsing and embedding in batches.
 
-        The embedder runs in a second thread while spaCy parses (ONNX Runtime and torch
-        release the GIL), so the two costs overlap instead of adding up.
+        The embedder runs on other threads while spaCy parses (ONNX Runtime and torch
+        release the GIL), so the two costs overlap instead of adding up; an embedder that
+        runs several batches at once (the ONNX runner on CPU) gets all but one of its
+        threads during the parse, and this thread joins them when the parse is done.
         """
         from concurrent.futures import ThreadPoolExecutor
         embedder, nlp = self._models()
@@ -156,10 +158,21 @@ class ImportanceRanker:
         texts = queries + [c for r in requests for c in r.claims]
         if not texts:
             return [np.zeros((0, len(FEATURES))) for _ in requests]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(embedder.predict, texts)
-            docs = list(nlp.pipe(texts, batch_size=256))
-            vecs = future.result()
+        job = embedder.job(texts) if hasattr(embedder, "job") else None
+        workers = max(1, int(getattr(embedder, "workers", 1)))
+        with ThreadPoolExecutor(max_workers=max(1, workers - 1)) as pool:
+            if job is None:  # an embedder with predict() only
+                future = pool.submit(embedder.predict, texts)
+                docs = list(nlp.pipe(texts, batch_size=256))
+                vecs = future.result()
+            else:
+                futures = [pool.submit(job.work) for _ in range(max(1, workers - 1))]
+                docs = list(nlp.pipe(texts, batch_size=256))
+                if workers > 1:
+                    job.work()
+                for f in futures:
+                    f.result()
+                vecs = job.vectors
         out, k = [], len(queries)
         for i, req in enumerate(requests):
             n = len(req.claims)

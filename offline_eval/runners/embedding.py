@@ -41,14 +41,42 @@ def exported_embedding_path(home: str | Path | None = None) -> Path:
     return data_home(home) / "models" / EMBEDDING_NAME
 
 
+class EmbeddingJob:
+    """The batches of one embedding call, taken one at a time by any number of threads.
+
+    The batches are fixed when the job is made (length-sorted, ``batch_size`` each), so a
+    text's vector does not depend on which thread, or how many, ran its batch.
+    """
+
+    def __init__(self, embedder: "TextEmbedder", texts: Sequence[str]) -> None:
+        import threading
+        self._embedder, self._texts = embedder, list(texts)
+        order = sorted(range(len(self._texts)), key=lambda i: (len(self._texts[i]), i))
+        size = embedder.batch_size
+        self._batches = iter([order[s:s + size] for s in range(0, len(order), size)])
+        self._lock = threading.Lock()
+        self.vectors = np.zeros((len(self._texts), embedder.dim), dtype=np.float32)
+
+    def work(self) -> None:
+        """Embed batches until none is left (call from as many threads as wanted)."""
+        while True:
+            with self._lock:
+                idx = next(self._batches, None)
+            if idx is None:
+                return
+            self.vectors[idx] = self._embedder.embed_batch([self._texts[i] for i in idx])
+
+
 class TextEmbedder:
     """Shared batching of the embedding runners: length-sorted batches, dynamic padding.
 
     Subclasses implement ``_embed(feeds) -> (batch, dim)`` on numpy token arrays and
-    return unit vectors; rows come back in input order.
+    return unit vectors; rows come back in input order. ``workers`` batches run at once
+    (threads; 1 for the torch runner, see :class:`OnnxEmbeddingRunner`).
     """
 
     labels: tuple[str, ...] = ("embedding",)
+    workers: int = 1
 
     def __init__(self, batch_size: int = 64, max_length: int = 256) -> None:
         self.batch_size, self.max_length = max(1, int(batch_size)), int(max_length)
@@ -61,19 +89,35 @@ class TextEmbedder:
     def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """One padded batch, as given (no sorting or splitting)."""
+        enc = self._tokenizer(list(texts), padding=True, truncation=True,
+                              max_length=self.max_length, return_tensors="np")
+        return self._embed({k: np.asarray(v, dtype=np.int64) for k, v in enc.items()})
+
+    def job(self, inputs: Sequence[str]) -> EmbeddingJob:
+        """The batches of ``predict(inputs)``, for callers that run them on their own threads
+        (the importance ranker embeds while spaCy parses, then joins in)."""
+        return EmbeddingJob(self, [str(t) for t in inputs])
+
     def predict(self, inputs: Sequence[str]) -> np.ndarray:  # type: ignore[override]
         """Embed ``inputs``; returns a float32 array of shape ``(len(inputs), dim)``."""
-        texts = [str(t) for t in inputs]
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
-        for s in range(0, len(order), self.batch_size):
-            idx = order[s:s + self.batch_size]
-            enc = self._tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                  max_length=self.max_length, return_tensors="np")
-            out[idx] = self._embed({k: np.asarray(v, dtype=np.int64) for k, v in enc.items()})
-        return out
+        job = self.job(inputs)
+        run_job(job, self.workers)
+        return job.vectors
+
+
+def run_job(job: EmbeddingJob, workers: int) -> None:
+    """``job.work()`` on ``workers`` threads (the caller's thread is one of them)."""
+    if workers <= 1:
+        job.work()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=workers - 1) as pool:
+        futures = [pool.submit(job.work) for _ in range(workers - 1)]
+        job.work()
+        for f in futures:
+            f.result()
 
 
 class EmbeddingRunner(TextEmbedder):
@@ -114,10 +158,10 @@ class EmbeddingRunner(TextEmbedder):
             self._load()
         return int(self._model.config.hidden_size)
 
-    def predict(self, inputs: Sequence[str]) -> np.ndarray:  # type: ignore[override]
+    def job(self, inputs: Sequence[str]) -> EmbeddingJob:
         if self._model is None:
             self._load()
-        return super().predict(inputs)
+        return super().job(inputs)
 
     def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         import torch

@@ -11,7 +11,7 @@ import numpy as np
 
 from offline_eval.errors import ModelError
 from offline_eval.runners.embedding import TextEmbedder
-from offline_eval.runners.ort import ONNX_FILES, make_session, providers_for
+from offline_eval.runners.ort import ONNX_FILES, cpu_workers, make_session, providers_for
 
 
 class OnnxEmbeddingRunner(TextEmbedder):
@@ -25,11 +25,23 @@ class OnnxEmbeddingRunner(TextEmbedder):
             1.6x faster on CPU, cosine to fp32 about 0.99; its activation ranges are
             taken per batch, so a vector can differ in the third decimal with its batch
             mates).
-        threads: ONNX Runtime intra-op threads (None: its default).
+        threads: on the CPU provider, the number of batches run at once, each on one
+            ONNX Runtime thread (None: ``OMP_NUM_THREADS`` when set, else the CPUs this
+            process may use); elsewhere, or with ``parallel_batches=False``, intra-op
+            threads for one batch at a time (None: ONNX Runtime's default).
+        parallel_batches: on the CPU provider, run ``threads`` batches at once (None or
+            True, the default) or one at a time on ``threads`` intra-op threads (False).
+
+    Batches of short texts give ONNX Runtime's intra-op threads little to share: on this
+    project's 2-core box, two batches at once on one thread each embedded the importance
+    benchmark's claims faster than one batch on two threads, and left a core for the
+    spaCy parse that runs beside them (``benchmarks/importance.py``). A batch's vectors do
+    not depend on which thread ran it.
     """
 
     def __init__(self, path: str | Path, device: str | None = None, precision: str | None = None,
-                 batch_size: int = 64, max_length: int = 256, threads: int | None = None) -> None:
+                 batch_size: int = 64, max_length: int = 256, threads: int | None = None,
+                 parallel_batches: bool | None = None) -> None:
         import onnxruntime as ort
         from transformers import AutoTokenizer
 
@@ -46,6 +58,8 @@ class OnnxEmbeddingRunner(TextEmbedder):
         from offline_eval.modelstore import verify_model
         verify_model(path)  # `models export-embedding` always writes the manifest
         providers = providers_for(device, ort.get_available_providers())
+        if providers[0] == "CPUExecutionProvider" and parallel_batches is not False:
+            self.workers, threads = cpu_workers(threads), 1
         self.session = make_session(onnx_file, providers, threads, precision)
         self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         self.path, self.precision, self.providers = path, precision, providers

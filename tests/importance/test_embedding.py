@@ -134,3 +134,42 @@ def test_cli_export_embedding(tiny_model, tmp_path, monkeypatch, capsys):
     assert not (exported_embedding_path() / "onnx" / "model.int8.onnx").exists()
     with pytest.raises(ModelError, match="int8"):
         load_embedder(backend="onnx", precision="int8")
+
+
+TEXTS = ["paris is in france .", "the capital", "a city of france is paris", ".",
+         "the capital of france is paris , a city .", "paris", "france is a city", "the"]
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_parallel_batches_give_the_same_vectors(tiny_onnx, precision):
+    serial = OnnxEmbeddingRunner(tiny_onnx, device="cpu", precision=precision, batch_size=2,
+                                 threads=1, parallel_batches=False)
+    assert serial.workers == 1
+    ref = serial.predict(TEXTS)
+    par = OnnxEmbeddingRunner(tiny_onnx, device="cpu", precision=precision, batch_size=2,
+                              threads=3)
+    assert par.workers == 3
+    assert np.array_equal(par.predict(TEXTS), ref)
+    assert par.predict([]).shape == (0, 16)
+
+
+def test_a_job_taken_by_several_threads_equals_predict(tiny_onnx):
+    from concurrent.futures import ThreadPoolExecutor
+
+    runner = OnnxEmbeddingRunner(tiny_onnx, device="cpu", precision="int8", batch_size=3)
+    job = runner.job(TEXTS * 4)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for f in [pool.submit(job.work) for _ in range(4)]:
+            f.result()
+    assert np.array_equal(job.vectors, runner.predict(TEXTS * 4))
+    before = job.vectors.copy()
+    job.work()  # a drained job has nothing left to do
+    assert np.array_equal(job.vectors, before)
+
+
+def test_torch_runner_jobs_match_its_predict(tiny_model):
+    runner = EmbeddingRunner(tiny_model, batch_size=2)
+    assert runner.workers == 1
+    job = runner.job(TEXTS)
+    job.work()
+    assert np.allclose(job.vectors, runner.predict(TEXTS), atol=1e-6)

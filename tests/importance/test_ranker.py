@@ -91,3 +91,36 @@ def test_features_of_no_requests_and_of_a_query_without_claims(nlp, embedder):
     ranker = ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, nlp=nlp)
     assert ranker.features([]) == []
     assert ranker.rank(QUERY, []).labels == ()
+
+
+class _JobEmbedder:
+    """The fixture's embedder behind the job interface, run on several threads."""
+
+    workers = 3
+
+    def __init__(self, inner):
+        self.inner, self.dim, self.batch_size, self.calls = inner, inner.dim, 2, 0
+
+    def embed_batch(self, texts):
+        self.calls += 1
+        return self.inner.predict(texts)
+
+    def job(self, texts):
+        from offline_eval.runners.embedding import EmbeddingJob
+        return EmbeddingJob(self, texts)
+
+
+def test_features_are_the_same_when_the_embedding_is_split_across_threads(nlp, embedder):
+    import numpy as np
+
+    from offline_eval.importance.ranker import RankRequest
+
+    requests = [RankRequest(QUERY, ("Ada wrote the first program.", "She lived in London.",
+                                    "The program ran on a machine.")),
+                RankRequest("when did it happen", ("It happened in 1843.",))]
+    plain = ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, nlp=nlp)
+    split_up = _JobEmbedder(embedder)
+    threaded = ImportanceRanker(combiner=type_match_combiner(), embedder=split_up, nlp=nlp)
+    for a, b in zip(plain.features(requests), threaded.features(requests)):
+        np.testing.assert_array_equal(a, b)
+    assert split_up.calls == 3  # 6 texts in batches of 2
