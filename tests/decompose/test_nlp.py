@@ -86,7 +86,8 @@ def test_neural_components_multiply_on_numpy_blas():
         assert nodes and all(not n.ops.use_blis for n in nodes)
     ops = nodes[0].ops
     rng = np.random.default_rng(0)
-    x, w = rng.standard_normal((50, 12), dtype=np.float32), rng.standard_normal((7, 12), dtype=np.float32)
+    x = rng.standard_normal((50, 12), dtype=np.float32)
+    w = rng.standard_normal((7, 12), dtype=np.float32)
     np.testing.assert_allclose(ops.gemm(x, w, trans2=True), x @ w.T, rtol=1e-5, atol=1e-5)
 
 
@@ -95,7 +96,8 @@ def test_blas_thread_limit_is_scoped_and_nests_across_threads():
     from offline_eval.decomposition.nlp import _OneBlasThread
 
     def blas_threads():
-        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas"]
 
     before = blas_threads()
     guard = _OneBlasThread()
