@@ -173,12 +173,3 @@ def test_torch_runner_jobs_match_its_predict(tiny_model):
     job = runner.job(TEXTS)
     job.work()
     assert np.allclose(job.vectors, runner.predict(TEXTS), atol=1e-6)
-
-
-def test_int8_vectors_do_not_depend_on_the_other_texts(tiny_onnx):
-    runner = OnnxEmbeddingRunner(tiny_onnx, device="cpu", precision="int8", batch_size=8)
-    assert runner.batch_size == 1  # one text per call: ranges are the text's own
-    together = runner.predict(TEXTS)
-    alone = np.vstack([runner.predict([t]) for t in TEXTS])
-    assert np.array_equal(together, alone)
-    assert np.array_equal(runner.predict(TEXTS[::-1])[::-1], together)
