@@ -59,44 +59,79 @@ def _load(name: str, mode: Mode) -> Any:
     return nlp
 
 
+def _openblas_thread_setters() -> list[tuple[Any, Any]]:
+    """(get, set) of the thread count of every OpenBLAS loaded in the process (numpy's,
+    scipy's), found through threadpoolctl's library scan; empty when there is none.
+
+    threadpoolctl's own limits are not used: on OpenBLAS's process-wide pthreads pool it
+    lets only one Python thread (the first to set a limit) change the count and silently
+    ignores the others, and spaCy may run in any thread."""
+    import ctypes
+
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl comes with the models extra
+        return []
+    out = []
+    for info in threadpool_info():
+        if info.get("internal_api") != "openblas" or info.get("threading_layer") != "pthreads":
+            continue
+        lib = ctypes.CDLL(info["filepath"])
+        for prefix, suffix in (("", ""), ("scipy_", "64_"), ("scipy_", ""), ("", "64_"),
+                               ("scipy_", "_64"), ("", "_64")):
+            get = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}", None)
+            set_ = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if get is not None and set_ is not None:
+                out.append((get, set_))
+                break
+    return out
+
+
 class _OneBlasThread:
-    """Holds numpy's BLAS to one thread while any caller is inside (thread-safe: the
-    first to enter sets the limit, the last to leave restores it; nothing is serialised)."""
+    """Holds OpenBLAS to one thread while any caller is inside, from any Python thread
+    (the first to enter sets the limit, the last to leave restores it; nothing is
+    serialised). OpenBLAS's pthreads pool is process-wide, so while a caller is inside,
+    other threads' BLAS calls run on one thread too."""
 
     def __init__(self) -> None:
         import threading
         self._lock = threading.Lock()
         self._depth = 0
-        self._limiter: Any = None
-        try:
-            from threadpoolctl import ThreadpoolController
-            self._controller: Any = ThreadpoolController().select(user_api="blas")
-        except ImportError:  # pragma: no cover - threadpoolctl comes with the models extra
-            self._controller = None
+        self._setters = _openblas_thread_setters()
+        self._saved: list[int] = []
+
+    @property
+    def active(self) -> bool:
+        """Whether there is an OpenBLAS to hold."""
+        return bool(self._setters)
 
     def __enter__(self) -> None:
-        if self._controller is None:
-            return
         with self._lock:
             if self._depth == 0:
-                self._limiter = self._controller.limit(limits=1)
+                self._saved = [int(get()) for get, _ in self._setters]
+                for _, set_ in self._setters:
+                    set_(1)
             self._depth += 1
 
     def __exit__(self, *exc: Any) -> None:
-        if self._controller is None:
-            return
         with self._lock:
             self._depth -= 1
             if self._depth == 0:
-                self._limiter.restore_original_limits()
-                self._limiter = None
+                for (_, set_), n in zip(self._setters, self._saved):
+                    set_(n)
 
 
 @lru_cache(maxsize=1)
 def _numpy_blas_ops() -> Any:
+    """thinc ops multiplying on numpy's BLAS held to one thread, or None when numpy's BLAS
+    is not an OpenBLAS whose thread count can be held (then spaCy keeps BLIS)."""
+    import numpy as np
     from thinc.api import NumpyOps
 
     one_thread = _OneBlasThread()
+    blas = (np.show_config(mode="dicts") or {}).get("Build Dependencies", {}).get("blas", {})
+    if not one_thread.active or "openblas" not in str(blas.get("name", "")).lower():
+        return None
 
     class NumpyBlasOps(NumpyOps):  # type: ignore[misc, valid-type]
         """thinc's CPU ops with ``gemm`` on numpy's BLAS, one thread per call."""
@@ -122,10 +157,14 @@ def use_numpy_blas(nlp: Any) -> int:
     the rank stage, whose embedder runs on the other core. The parses are the same (tags,
     heads, labels, lemmas and entities matched on every text checked; the tests compare
     both). The transition parsers' per-step products stay on BLIS (a C-level pointer).
+    Only an OpenBLAS with a process-wide (pthreads) pool is used, the kind numpy's wheels
+    bundle; with any other BLAS behind numpy, spaCy keeps BLIS and nothing is switched.
     """
     from thinc.api import NumpyOps
 
     ops = _numpy_blas_ops()
+    if ops is None:
+        return 0
     switched = 0
     for _, proc in nlp.pipeline:
         model = getattr(proc, "model", None)
