@@ -61,7 +61,8 @@ def _load(name: str, mode: Mode) -> Any:
 
 def _openblas_thread_setters() -> list[tuple[Any, Any]]:
     """(get, set) of the thread count of every OpenBLAS loaded in the process (numpy's,
-    scipy's), found through threadpoolctl's library scan; empty when there is none.
+    scipy's), found through threadpoolctl's library scan; empty when there is none, or
+    when any of them is one this cannot hold (an OpenMP build, missing symbols).
 
     threadpoolctl's own limits are not used: on OpenBLAS's process-wide pthreads pool it
     lets only one Python thread (the first to set a limit) change the count and silently
@@ -74,8 +75,10 @@ def _openblas_thread_setters() -> list[tuple[Any, Any]]:
         return []
     out = []
     for info in threadpool_info():
-        if info.get("internal_api") != "openblas" or info.get("threading_layer") != "pthreads":
+        if info.get("internal_api") != "openblas":
             continue
+        if info.get("threading_layer") != "pthreads":  # per-thread OpenMP pools: not held
+            return []
         lib = ctypes.CDLL(info["filepath"])
         for prefix, suffix in (("", ""), ("scipy_", "64_"), ("scipy_", ""), ("", "64_"),
                                ("scipy_", "_64"), ("", "_64")):
@@ -84,6 +87,8 @@ def _openblas_thread_setters() -> list[tuple[Any, Any]]:
             if get is not None and set_ is not None:
                 out.append((get, set_))
                 break
+        else:  # pragma: no cover - every OpenBLAS exports them
+            return []
     return out
 
 

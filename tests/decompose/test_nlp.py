@@ -129,3 +129,14 @@ def test_blas_thread_limit_is_scoped_and_holds_from_any_thread():
     worker.start()
     worker.join()
     assert parsed and blas_threads() == before
+
+
+def test_an_openblas_that_cannot_be_held_keeps_spacy_on_blis(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from offline_eval.decomposition import nlp as nlp_module
+
+    openmp_build = [{"internal_api": "openblas", "threading_layer": "openmp",
+                     "filepath": "/nowhere/libopenblas.so"}]
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: openmp_build)
+    assert nlp_module._openblas_thread_setters() == []
+    assert not nlp_module._OneBlasThread().active
