@@ -156,8 +156,8 @@ def use_numpy_blas(nlp: Any) -> int:
     On this project's CPU (AMD EPYC, AVX-512) BLIS's single-thread sgemm reached about
     34 GFLOP/s on the shapes spaCy's small model multiplies (2,600 x 288 x 288) and numpy's
     OpenBLAS about 98 (measured ad hoc); the whole ``en_core_web_sm`` pipeline went from
-    about 1.6 to 1.0 ms of CPU per claim (``benchmarks/importance.py``, 619 and 1,016-1,043 texts
-    per CPU-second). The products are held to one BLAS thread (as BLIS ran): two threads
+    about 1.6 to 1.0 ms of CPU per claim (``benchmarks/importance.py``: 619, then
+    1,016-1,043 texts per CPU-second). The products are held to one BLAS thread (as BLIS ran): two threads
     cost a second core for about 6% less wall time (ad hoc) and slowed the rank stage,
     whose embedder runs on the other core. The parses are the same (tags,
     heads, labels, lemmas and entities matched on every text checked; the tests compare
