@@ -43,8 +43,6 @@ RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 WICE = ROOT.parent / "shared" / "data" / "wice" / "claim_dev.jsonl"
 
 
-
-
 def folder_mb(folder: Path, names: Sequence[str] | None = None) -> float:
     files = [f for f in folder.iterdir() if names is None or f.name in names]
     return sum(f.stat().st_size for f in files) / 2**20

@@ -205,20 +205,15 @@ def throughput(args: argparse.Namespace) -> None:
     if backend == "torch":
         import torch
         torch.set_num_threads(args.threads)
-    if args.throughput in INT8_VARIANTS:
-        # the runner's default runs int8 pairs one per call, several at once on one thread
-        # each; these run one pair (or one forced batch of 32: speed only, since batch mates
-        # change the outputs) at a time on all the threads
-        from offline_eval.modelstore import verify_model
-        from offline_eval.runners.ort import OnnxNLIRunner
-
-        verify_model(args.model)
-        runner = OnnxNLIRunner(args.model, "cpu", max_length=512, precision="int8", threads=args.threads,
-                               fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm], parallel_pairs=False)
-        runner.batch_size = 32 if args.throughput == "onnx-int8-batched" else 1
-    else:
-        runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision,
-                             threads=args.threads, fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm])
+    # the runner's default runs int8 pairs one per call, several at once on one thread each;
+    # INT8_VARIANTS run one pair (or one forced batch of 32: speed only, since batch mates
+    # change the outputs) at a time on all the threads
+    variant = args.throughput in INT8_VARIANTS
+    runner = load_runner(args.model, backend, "cpu", batch_size=32, max_length=512, precision=precision,
+                         threads=args.threads, fuse_skip_layernorm=FUSE[args.fuse_skip_layernorm],
+                         parallel_pairs=not variant)
+    if args.throughput == "onnx-int8-batched":
+        runner.batch_size = 32
     res = {}
     mix = [tuple(p) for p in json.loads(Path(args.pairs).read_text())] if args.pairs else []
     # a graph without attention_mask (the shipped int8 export) cannot run a padded batch;

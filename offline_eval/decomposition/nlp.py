@@ -157,9 +157,9 @@ def use_numpy_blas(nlp: Any) -> int:
     34 GFLOP/s on the shapes spaCy's small model multiplies (2,600 x 288 x 288) and numpy's
     OpenBLAS about 98 (measured ad hoc); the whole ``en_core_web_sm`` pipeline went from
     about 1.6 to 1.0 ms of CPU per claim (``benchmarks/importance.py``: 619, then
-    1,016-1,043 texts per CPU-second). The products are held to one BLAS thread (as BLIS ran): two threads
-    cost a second core for about 6% less wall time (ad hoc) and slowed the rank stage,
-    whose embedder runs on the other core. The parses are the same (tags,
+    989-1,043 texts per CPU-second). The products are held to one BLAS thread (as BLIS
+    ran): two threads cost a second core for about 6% less wall time (ad hoc) and slowed
+    the rank stage, whose embedder runs on the other core. The parses are the same (tags,
     heads, labels, lemmas and entities matched on every text checked; the tests compare
     both). The transition parsers' per-step products stay on BLIS (a C-level pointer).
     Only an OpenBLAS with a process-wide (pthreads) pool is used, the kind numpy's wheels

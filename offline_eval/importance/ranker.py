@@ -152,27 +152,25 @@ class ImportanceRanker:
         runs several batches at once (the ONNX runner on CPU) gets all but one of its
         threads during the parse, and this thread joins them when the parse is done.
         """
-        from concurrent.futures import ThreadPoolExecutor
         embedder, nlp = self._models()
         queries = [clean_query(r.query) for r in requests]
         texts = queries + [c for r in requests for c in r.claims]
         if not texts:
             return [np.zeros((0, len(FEATURES))) for _ in requests]
-        job = embedder.job(texts) if hasattr(embedder, "job") else None
-        workers = max(1, int(getattr(embedder, "workers", 1)))
-        with ThreadPoolExecutor(max_workers=max(1, workers - 1)) as pool:
-            if job is None:  # an embedder with predict() only
+        def parse() -> list[Any]:
+            return list(nlp.pipe(texts, batch_size=256))
+
+        if hasattr(embedder, "job"):
+            from offline_eval.runners.embedding import run_job
+            job = embedder.job(texts)
+            docs = run_job(job, int(getattr(embedder, "workers", 1)), meanwhile=parse)
+            vecs = job.vectors
+        else:  # an embedder with predict() only: it runs in a second thread
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=1) as pool:
                 future = pool.submit(embedder.predict, texts)
-                docs = list(nlp.pipe(texts, batch_size=256))
+                docs = parse()
                 vecs = future.result()
-            else:
-                futures = [pool.submit(job.work) for _ in range(max(1, workers - 1))]
-                docs = list(nlp.pipe(texts, batch_size=256))
-                if workers > 1:
-                    job.work()
-                for f in futures:
-                    f.result()
-                vecs = job.vectors
         out, k = [], len(queries)
         for i, req in enumerate(requests):
             n = len(req.claims)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -107,17 +107,28 @@ class TextEmbedder:
         return job.vectors
 
 
-def run_job(job: EmbeddingJob, workers: int) -> None:
-    """``job.work()`` on ``workers`` threads (the caller's thread is one of them)."""
-    if workers <= 1:
+def run_job(job: EmbeddingJob, workers: int,
+            meanwhile: Callable[[], Any] | None = None) -> Any:
+    """``job.work()`` on ``workers`` threads, the caller's among them; returns
+    ``meanwhile()``'s result.
+
+    With ``meanwhile`` the caller's thread runs it first while the other threads embed (one
+    at least, so a one-worker job still overlaps it), and joins them when it is done (the
+    importance ranker parses with spaCy meanwhile).
+    """
+    helpers = max(1, workers - 1) if meanwhile is not None else workers - 1
+    if helpers <= 0:
         job.work()
-        return
+        return None
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=workers - 1) as pool:
-        futures = [pool.submit(job.work) for _ in range(workers - 1)]
-        job.work()
+    with ThreadPoolExecutor(max_workers=helpers) as pool:
+        futures = [pool.submit(job.work) for _ in range(helpers)]
+        result = meanwhile() if meanwhile is not None else None
+        if workers > 1 or meanwhile is None:
+            job.work()
         for f in futures:
             f.result()
+    return result
 
 
 class EmbeddingRunner(TextEmbedder):

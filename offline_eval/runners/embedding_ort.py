@@ -36,7 +36,7 @@ class OnnxEmbeddingRunner(TextEmbedder):
     project's 2-core box two batches at once, one thread each, embedded about as fast as
     one batch on two threads (1,271 against 1,207 texts/s int8, measured ad hoc), and they
     let the importance ranker embed on one core while spaCy parses on the other and then
-    join in (``benchmarks/importance.py``: 719 claims/s against 613 with one batch at a time
+    join in (``benchmarks/importance.py``: 718 claims/s against 584 with one batch at a time
     on one thread). A batch's vectors do not depend on which thread ran it.
     """
 

@@ -11,14 +11,16 @@ from offline_eval.runners.pairs import PairClassifier
 def load_runner(path: str | Path, backend: str | None = None, device: str | None = None,
                 batch_size: int = 32, max_length: int | None = None,
                 precision: str | None = None, threads: int | None = None,
-                fuse_skip_layernorm: bool | None = None) -> PairClassifier:
+                fuse_skip_layernorm: bool | None = None,
+                parallel_pairs: bool = True) -> PairClassifier:
     """Load the NLI model folder ``path`` on ``backend`` ("onnx" | "torch").
 
     A folder with ``manifest.json`` is verified first (sha256 of every file).
     ``backend=None`` uses the folder's manifest ``default_backend`` (else onnx when an
     ONNX file is present, else torch), except on CUDA (:func:`resolve_backend`).
     ``device=None`` picks the best available. ``fuse_skip_layernorm`` is passed to the ONNX
-    runner (:func:`offline_eval.runners.ort.make_session`; None: the measured default).
+    runner (:func:`offline_eval.runners.ort.make_session`; None: the measured default), and
+    so is ``parallel_pairs`` (int8 on CPU: False runs one pair at a time on ``threads``).
 
     Raises:
         ValueError: an unknown backend or device, listing the valid values.
@@ -41,7 +43,8 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
 
         return OnnxNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length,
                              precision=precision, threads=threads,
-                             fuse_skip_layernorm=fuse_skip_layernorm)
+                             fuse_skip_layernorm=fuse_skip_layernorm,
+                             parallel_pairs=parallel_pairs)
     from offline_eval.runners.hf import TorchNLIRunner
 
     if device is None:

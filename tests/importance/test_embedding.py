@@ -173,3 +173,14 @@ def test_torch_runner_jobs_match_its_predict(tiny_model):
     job = runner.job(TEXTS)
     job.work()
     assert np.allclose(job.vectors, runner.predict(TEXTS), atol=1e-6)
+
+
+def test_run_job_overlaps_other_work_and_returns_its_result(tiny_onnx):
+    from offline_eval.runners.embedding import run_job
+
+    runner = OnnxEmbeddingRunner(tiny_onnx, device="cpu", batch_size=2, threads=1)
+    ref = runner.predict(TEXTS)
+    for workers in (1, 3):  # one helper embeds meanwhile; or two, and the caller joins them
+        job = runner.job(TEXTS)
+        assert run_job(job, workers, meanwhile=lambda: "parsed") == "parsed"
+        assert np.array_equal(job.vectors, ref)
