@@ -1,4 +1,5 @@
-"""The runner interface and the one place where backend/device names are checked."""
+"""The runner interface, the one place where backend/device names are checked, and the
+batching the text runners share (batches by token count, padding)."""
 from __future__ import annotations
 
 from typing import Protocol, Sequence, runtime_checkable
@@ -34,3 +35,39 @@ def check_backend(backend: str, device: str = "cpu") -> tuple[str, str]:
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
     return backend, device
+
+
+def batches_by_length(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Indices into ``lengths`` in batches of ``size``, shortest first (ties in input order),
+    so that each batch pads little. Sort by token counts: character counts order the texts
+    much worse (on short claims a third more padded tokens, measured ad hoc).
+
+    >>> batches_by_length([5, 1, 3, 1], 2)
+    [[1, 3], [2, 0]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    return [order[s:s + size] for s in range(0, len(order), size)]
+
+
+def pad_batch(encoded: dict[str, list[list[int]]], idx: Sequence[int], pad_id: int,
+              left: bool = False) -> dict[str, np.ndarray]:
+    """The rows ``idx`` of ``encoded`` (a tokenizer's unpadded output) as int64 arrays
+    padded to the longest of them, as the tokenizer's own ``padding=True`` pads: input ids
+    with ``pad_id``, every other field (attention mask, token types) with 0.
+
+    >>> enc = {"input_ids": [[5, 6, 7], [8]], "attention_mask": [[1, 1, 1], [1]]}
+    >>> pad_batch(enc, [1, 0], pad_id=0)["attention_mask"].tolist()
+    [[1, 0, 0], [1, 1, 1]]
+    """
+    width = max((len(encoded["input_ids"][i]) for i in idx), default=0)
+    out = {}
+    for key, rows in encoded.items():
+        arr = np.full((len(idx), width), pad_id if key == "input_ids" else 0, dtype=np.int64)
+        for j, i in enumerate(idx):
+            row = rows[i]
+            if left:
+                arr[j, width - len(row):] = row
+            else:
+                arr[j, :len(row)] = row
+        out[key] = arr
+    return out

@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import BACKENDS, DEVICES, check_backend
+from offline_eval.runners.base import (BACKENDS, DEVICES, batches_by_length, check_backend,
+                                       pad_batch)
 
 #: Store name of the exported embedding model (``<data home>/models/<name>``).
 EMBEDDING_NAME = "all-minilm-l6-v2"
@@ -44,31 +45,34 @@ def exported_embedding_path(home: str | Path | None = None) -> Path:
 class EmbeddingJob:
     """The batches of one embedding call, taken one at a time by any number of threads.
 
-    The batches are fixed when the job is made (length-sorted, ``batch_size`` each), so a
-    text's vector does not depend on which thread, or how many, ran its batch.
+    The texts are tokenized once, up front; the batches are fixed then (``batch_size``
+    texts each, sorted by token count, so a batch pads little), so a text's vector does not
+    depend on which thread, or how many, ran its batch.
     """
 
     def __init__(self, embedder: "TextEmbedder", texts: Sequence[str]) -> None:
         import threading
-        self._embedder, self._texts = embedder, list(texts)
-        order = sorted(range(len(self._texts)), key=lambda i: (len(self._texts[i]), i))
-        size = embedder.batch_size
-        self._batches = iter([order[s:s + size] for s in range(0, len(order), size)])
+        self._embedder = embedder
+        self._encoded = embedder.encode([str(t) for t in texts])
+        ids = self._encoded["input_ids"]
+        self.batches = batches_by_length([len(x) for x in ids], embedder.batch_size)
+        self._todo = iter(self.batches)
         self._lock = threading.Lock()
-        self.vectors = np.zeros((len(self._texts), embedder.dim), dtype=np.float32)
+        self.vectors = np.zeros((len(ids), embedder.dim), dtype=np.float32)
 
     def work(self) -> None:
         """Embed batches until none is left (call from as many threads as wanted)."""
         while True:
             with self._lock:
-                idx = next(self._batches, None)
+                idx = next(self._todo, None)
             if idx is None:
                 return
-            self.vectors[idx] = self._embedder.embed_batch([self._texts[i] for i in idx])
+            self.vectors[idx] = self._embedder.embed_encoded(self._encoded, idx)
 
 
 class TextEmbedder:
-    """Shared batching of the embedding runners: length-sorted batches, dynamic padding.
+    """Shared batching of the embedding runners: batches sorted by token count, dynamic
+    padding.
 
     Subclasses implement ``_embed(feeds) -> (batch, dim)`` on numpy token arrays and
     return unit vectors; rows come back in input order. ``workers`` batches run at once
@@ -89,16 +93,27 @@ class TextEmbedder:
     def _embed(self, feeds: dict[str, np.ndarray]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def encode(self, texts: Sequence[str]) -> dict[str, list[list[int]]]:
+        """The tokenizer's fields for each text, truncated to ``max_length``, unpadded."""
+        if not texts:
+            return {"input_ids": []}
+        enc = self._tokenizer(list(texts), truncation=True, max_length=self.max_length)
+        return {k: list(v) for k, v in enc.items()}
+
+    def embed_encoded(self, encoded: dict[str, list[list[int]]], idx: Sequence[int]) -> np.ndarray:
+        """One batch: the texts ``idx`` of :meth:`encode`'s output, padded to the longest."""
+        tok = self._tokenizer
+        return self._embed(pad_batch(encoded, idx, int(tok.pad_token_id or 0),
+                                     left=getattr(tok, "padding_side", "right") == "left"))
+
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """One padded batch, as given (no sorting or splitting)."""
-        enc = self._tokenizer(list(texts), padding=True, truncation=True,
-                              max_length=self.max_length, return_tensors="np")
-        return self._embed({k: np.asarray(v, dtype=np.int64) for k, v in enc.items()})
+        return self.embed_encoded(self.encode(texts), range(len(texts)))
 
     def job(self, inputs: Sequence[str]) -> EmbeddingJob:
         """The batches of ``predict(inputs)``, for callers that run them on their own threads
         (the importance ranker embeds while spaCy parses, then joins in)."""
-        return EmbeddingJob(self, [str(t) for t in inputs])
+        return EmbeddingJob(self, inputs)
 
     def predict(self, inputs: Sequence[str]) -> np.ndarray:  # type: ignore[override]
         """Embed ``inputs``; returns a float32 array of shape ``(len(inputs), dim)``."""

@@ -1,4 +1,4 @@
-"""Shared batching for text-pair classifiers: tokenize, length-sort, dynamic padding.
+"""Shared batching for text-pair classifiers: tokenize, sort by token count, dynamic padding.
 
 Both NLI runners (torch, ONNX Runtime) subclass :class:`PairClassifier` and only
 implement ``_logits``; tokenization, batching and label reordering live here once.
@@ -11,6 +11,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import batches_by_length, pad_batch
 from offline_eval.runners.labels import nli_columns
 
 
@@ -68,23 +69,28 @@ class PairClassifier:
         out = np.zeros((len(pairs), len(self.labels)), dtype=np.float64)
         if not pairs:
             return out
-        lengths = [len(p) + len(h) for p, h in pairs]
-        order = sorted(range(len(pairs)), key=lambda i: (lengths[i], i))
-        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
-        for idx, logits in zip(batches, self._logits_many(self._encode(pairs, idx) for idx in batches)):
+        enc = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs],
+                             truncation="longest_first", max_length=self.max_length)
+        enc = {k: list(v) for k, v in enc.items()}
+        lengths = [len(x) for x in enc["input_ids"]]
+        self.truncated += sum(n >= self.max_length for n in lengths)
+        batches = batches_by_length(lengths, self.batch_size)
+        feeds = (self._feeds(enc, idx) for idx in batches)
+        for idx, logits in zip(batches, self._logits_many(feeds)):
             out[idx] = softmax(logits[:, self._cols])
         return out
 
-    def _encode(self, pairs: list[tuple[str, str]], idx: list[int]) -> dict[str, np.ndarray]:
-        """Model inputs for the pairs ``idx`` (padded to the longest), counting truncations."""
-        enc = self.tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx],
-                             truncation="longest_first", max_length=self.max_length,
-                             padding="longest", return_tensors="np")
-        self.truncated += int((enc["attention_mask"].sum(axis=1) >= self.max_length).sum())
-        if "attention_mask" not in self.input_names and not enc["attention_mask"].all():
+    def _feeds(self, enc: dict[str, list[list[int]]], idx: list[int]) -> dict[str, np.ndarray]:
+        """Model inputs for the pairs ``idx`` of the tokenized ``enc``, padded to the longest."""
+        if "attention_mask" not in self.input_names and len({len(enc["input_ids"][i])
+                                                             for i in idx}) > 1:
             raise ModelError(f"{self.path}: the graph has no attention_mask input, so it runs "
-                             f"unpadded pairs only (batch_size 1), not a padded batch of {len(idx)}")
-        return {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names if k in enc}
+                             f"unpadded pairs only (batch_size 1), not a padded batch of "
+                             f"{len(idx)}")
+        tok = self.tokenizer
+        feeds = pad_batch(enc, idx, int(tok.pad_token_id or 0),
+                          left=getattr(tok, "padding_side", "right") == "left")
+        return {k: feeds[k] for k in self.input_names if k in feeds}
 
     def _logits_many(self, feeds: Iterable[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:
         """Logits of each batch, in order (one at a time; a runner may run them in parallel)."""

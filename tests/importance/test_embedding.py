@@ -184,3 +184,35 @@ def test_run_job_overlaps_other_work_and_returns_its_result(tiny_onnx):
         job = runner.job(TEXTS)
         assert run_job(job, workers, meanwhile=lambda: "parsed") == "parsed"
         assert np.array_equal(job.vectors, ref)
+
+
+def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
+    from transformers import AutoTokenizer
+
+    from offline_eval.runners.embedding import pad_batch
+
+    tok = AutoTokenizer.from_pretrained(tiny_model, local_files_only=True)
+    enc = tok(TEXTS, truncation=True)
+    ref = tok(TEXTS, padding=True, truncation=True, return_tensors="np")
+    ours = pad_batch({k: list(v) for k, v in enc.items()}, range(len(TEXTS)), tok.pad_token_id)
+    assert sorted(ours) == sorted(ref.keys())
+    for key in ours:
+        assert np.array_equal(ours[key], ref[key]), key
+    tok.padding_side = "left"
+    ref = tok(TEXTS, padding=True, truncation=True, return_tensors="np")
+    ours = pad_batch({k: list(v) for k, v in enc.items()}, range(len(TEXTS)), tok.pad_token_id,
+                     left=True)
+    assert np.array_equal(ours["input_ids"], ref["input_ids"])
+    assert np.array_equal(ours["attention_mask"], ref["attention_mask"])
+
+    # batches follow token counts, not characters: "paris" is one token but five letters
+    runner = EmbeddingRunner(tiny_model, batch_size=3)
+    texts = ["paris", "xx yy zz", ".", "the capital of france", "qqqqqqqqqqqqqq"]
+    job = runner.job(texts)
+    counts = [len(ids) for ids in runner.encode(texts)["input_ids"]]
+    flat = [i for batch in job.batches for i in batch]
+    assert sorted(flat) == list(range(len(texts)))
+    assert [counts[i] for i in flat] == sorted(counts)
+    assert all(len(b) <= 3 for b in job.batches)
+    job.work()
+    assert np.allclose(job.vectors, runner.predict(texts), atol=1e-6)

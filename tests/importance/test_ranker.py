@@ -101,9 +101,12 @@ class _JobEmbedder:
     def __init__(self, inner):
         self.inner, self.dim, self.batch_size, self.calls = inner, inner.dim, 2, 0
 
-    def embed_batch(self, texts):
+    def encode(self, texts):
+        return {"input_ids": [t.split() for t in texts], "text": list(texts)}
+
+    def embed_encoded(self, encoded, idx):
         self.calls += 1
-        return self.inner.predict(texts)
+        return self.inner.predict([encoded["text"][i] for i in idx])
 
     def job(self, texts):
         from offline_eval.runners.embedding import EmbeddingJob
