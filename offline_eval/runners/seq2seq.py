@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import check_backend
+from offline_eval.runners.base import batches_by_length, check_backend, pad_batch
 
 
 class Seq2SeqRunner:
@@ -60,12 +60,15 @@ class Seq2SeqRunner:
     def predict(self, inputs: Sequence[str]) -> np.ndarray:
         """Generated text for each input, as an object array of ``str``."""
         out: list[str] = [""] * len(inputs)
-        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]))
-        for k in range(0, len(order), self.batch_size):
-            idx = order[k:k + self.batch_size]
-            enc = self.tokenizer([inputs[i] for i in idx], return_tensors="pt", padding=True,
-                                 truncation=True, max_length=self.max_input_tokens)
-            enc = {key: v.to(self.device) for key, v in enc.items() if key != "token_type_ids"}
+        if not inputs:
+            return np.array(out, dtype=object)
+        tok = self.tokenizer
+        fields = tok([str(x) for x in inputs], truncation=True, max_length=self.max_input_tokens)
+        fields = {k: list(v) for k, v in fields.items() if k != "token_type_ids"}
+        left = getattr(tok, "padding_side", "right") == "left"
+        for idx in batches_by_length([len(x) for x in fields["input_ids"]], self.batch_size):
+            feeds = pad_batch(fields, idx, int(tok.pad_token_id or 0), left=left)
+            enc = {k: self._torch.from_numpy(v).to(self.device) for k, v in feeds.items()}
             with self._torch.inference_mode():
                 gen = self.model.generate(**enc, do_sample=False, num_beams=1,
                                           max_new_tokens=self.max_new_tokens,
