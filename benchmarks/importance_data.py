@@ -91,7 +91,8 @@ def load_factcheck(data: Path = DATA.parent / "factcheck-gpt") -> list[LabelledR
 #: Sources whose code decides the feature values; a change to any of them (or to the texts,
 #: the spaCy model's version or the embedder) gives a new cache key.
 FEATURE_SOURCES = ("importance/features.py", "importance/signals.py", "importance/query.py",
-                   "importance/ranker.py", "runners/embedding.py", "runners/embedding_ort.py",
+                   "importance/ranker.py", "runners/base.py", "runners/embedding.py",
+                   "runners/embedding_ort.py",
                    "decomposition/nlp.py", "decomposition/ruler.py")
 CACHE = Path(tempfile.gettempdir()) / "oe_importance_bench"
 

@@ -82,7 +82,8 @@ def response_features(query: QueryView, query_vec: np.ndarray, claim_docs: Seque
     cos = claim_vecs @ query_vec
     sims = claim_vecs @ claim_vecs.T
     cos_rank = percentile(cos)
-    overlap = np.array([sg.share(sg.content_lemmas(d), set(query.focus)) for d in claim_docs])
+    words = [sg.content_lemmas(d) for d in claim_docs]
+    overlap = np.array([sg.share(w, set(query.focus)) for w in words])
     sent = np.asarray(sentence_index, dtype=np.float64)
     order = np.argsort(-cos, kind="stable")
     redundancy = np.zeros(n)
@@ -93,7 +94,7 @@ def response_features(query: QueryView, query_vec: np.ndarray, claim_docs: Seque
         others = np.delete(sims[i], i)
         out[i, :_BASIC] = (
             cos[i], cos_rank[i], cos[i] - cos.max(), overlap[i], 0.0,
-            sg.share(sg.content_lemmas(doc), set(query.head)),
+            sg.share(words[i], set(query.head)),
             1.0 if sg.subject_lemmas(doc) & query.focus else 0.0,
             1.0 if sg.predicate_lemmas(doc) & query.focus else 0.0,
             tmatch, tmatch * cos_rank[i],
@@ -105,15 +106,15 @@ def response_features(query: QueryView, query_vec: np.ndarray, claim_docs: Seque
             float(np.log1p(len(doc))),
         )
     out[:, FEATURES.index("overlap_rank")] = percentile(overlap)
-    _add_answer_features(out, query, claim_docs, cos, sent)
+    _add_answer_features(out, query, words, cos, sent)
     return out
 
 
-def _add_answer_features(out: np.ndarray, query: QueryView, claim_docs: Sequence[Any],
+def _add_answer_features(out: np.ndarray, query: QueryView, words: Sequence[set[str]],
                          cos: np.ndarray, sent: np.ndarray) -> None:
-    """Fill the novelty, answer-candidate and sentence-level columns of ``out``."""
+    """Fill the novelty, answer-candidate and sentence-level columns of ``out`` from each
+    claim's content lemmas (``words``)."""
     col = FEATURES.index
-    words = [sg.content_lemmas(d) for d in claim_docs]
     new = [w - query.words for w in words]
     novelty = np.array([len(nw) / len(w) if w else 0.0 for nw, w in zip(new, words)])
     out[:, col("novelty")] = novelty
