@@ -16,7 +16,7 @@ import numpy as np
 
 from offline_eval.errors import ModelError
 from offline_eval.runners.base import (BACKENDS, DEVICES, batches_by_length, check_backend,
-                                       pad_batch)
+                                       pad_like)
 
 #: Store name of the exported embedding model (``<data home>/models/<name>``).
 EMBEDDING_NAME = "all-minilm-l6-v2"
@@ -102,9 +102,7 @@ class TextEmbedder:
 
     def embed_encoded(self, encoded: dict[str, list[list[int]]], idx: Sequence[int]) -> np.ndarray:
         """One batch: the texts ``idx`` of :meth:`encode`'s output, padded to the longest."""
-        tok = self._tokenizer
-        return self._embed(pad_batch(encoded, idx, int(tok.pad_token_id or 0),
-                                     left=getattr(tok, "padding_side", "right") == "left"))
+        return self._embed(pad_like(self._tokenizer, encoded, idx))
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """One padded batch, as given (no sorting or splitting)."""

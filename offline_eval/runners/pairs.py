@@ -11,7 +11,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import batches_by_length, pad_batch
+from offline_eval.runners.base import batches_by_length, pad_like
 from offline_eval.runners.labels import nli_columns
 
 
@@ -87,9 +87,7 @@ class PairClassifier:
             raise ModelError(f"{self.path}: the graph has no attention_mask input, so it runs "
                              f"unpadded pairs only (batch_size 1), not a padded batch of "
                              f"{len(idx)}")
-        tok = self.tokenizer
-        feeds = pad_batch(enc, idx, int(tok.pad_token_id or 0),
-                          left=getattr(tok, "padding_side", "right") == "left")
+        feeds = pad_like(self.tokenizer, enc, idx)
         return {k: feeds[k] for k in self.input_names if k in feeds}
 
     def _logits_many(self, feeds: Iterable[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:

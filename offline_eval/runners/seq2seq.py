@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import batches_by_length, check_backend, pad_batch
+from offline_eval.runners.base import batches_by_length, check_backend, pad_like
 
 
 class Seq2SeqRunner:
@@ -65,9 +65,8 @@ class Seq2SeqRunner:
         tok = self.tokenizer
         fields = tok([str(x) for x in inputs], truncation=True, max_length=self.max_input_tokens)
         fields = {k: list(v) for k, v in fields.items() if k != "token_type_ids"}
-        left = getattr(tok, "padding_side", "right") == "left"
         for idx in batches_by_length([len(x) for x in fields["input_ids"]], self.batch_size):
-            feeds = pad_batch(fields, idx, int(tok.pad_token_id or 0), left=left)
+            feeds = pad_like(tok, fields, idx)
             enc = {k: self._torch.from_numpy(v).to(self.device) for k, v in feeds.items()}
             with self._torch.inference_mode():
                 gen = self.model.generate(**enc, do_sample=False, num_beams=1,

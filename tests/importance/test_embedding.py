@@ -189,7 +189,7 @@ def test_run_job_overlaps_other_work_and_returns_its_result(tiny_onnx):
 def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
     from transformers import AutoTokenizer
 
-    from offline_eval.runners.embedding import pad_batch
+    from offline_eval.runners.base import pad_batch, pad_like
 
     tok = AutoTokenizer.from_pretrained(tiny_model, local_files_only=True)
     enc = tok(TEXTS, truncation=True)
@@ -200,8 +200,7 @@ def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
         assert np.array_equal(ours[key], ref[key]), key
     tok.padding_side = "left"
     ref = tok(TEXTS, padding=True, truncation=True, return_tensors="np")
-    ours = pad_batch({k: list(v) for k, v in enc.items()}, range(len(TEXTS)), tok.pad_token_id,
-                     left=True)
+    ours = pad_like(tok, {k: list(v) for k, v in enc.items()}, range(len(TEXTS)))
     assert np.array_equal(ours["input_ids"], ref["input_ids"])
     assert np.array_equal(ours["attention_mask"], ref["attention_mask"])
 
