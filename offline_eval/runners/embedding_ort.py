@@ -36,8 +36,10 @@ class OnnxEmbeddingRunner(TextEmbedder):
     project's 2-core box two batches at once, one thread each, embedded about as fast as
     one batch on two threads (1,271 against 1,207 texts/s int8, measured ad hoc), and they
     let the importance ranker embed on one core while spaCy parses on the other and then
-    join in (``benchmarks/importance.py``: 718 claims/s against 584 with one batch at a time
-    on one thread). A batch's vectors do not depend on which thread ran it.
+    join in (``benchmarks/importance.py``, latest run: 838 claims/s against 804 with one batch
+    at a time on one thread; 718 against 584 before batches followed token counts, when the
+    embedding took longer than the parse). A batch's vectors do not depend on which thread
+    ran it.
     """
 
     def __init__(self, path: str | Path, device: str | None = None, precision: str | None = None,
