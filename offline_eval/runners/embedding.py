@@ -104,10 +104,6 @@ class TextEmbedder:
         """One batch: the texts ``idx`` of :meth:`encode`'s output, padded to the longest."""
         return self._embed(pad_like(self._tokenizer, encoded, idx))
 
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        """One padded batch, as given (no sorting or splitting)."""
-        return self.embed_encoded(self.encode(texts), range(len(texts)))
-
     def job(self, inputs: Sequence[str]) -> EmbeddingJob:
         """The batches of ``predict(inputs)``, for callers that run them on their own threads
         (the importance ranker embeds while spaCy parses, then joins in)."""
