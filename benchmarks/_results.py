@@ -40,3 +40,61 @@ def peak_rss_mb() -> float:
 
     scale = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes on macOS, KB on Linux
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
+
+
+def _children() -> list[Path]:
+    """``/proc/<pid>`` of this process's live child processes (Linux; [] elsewhere)."""
+    import os
+
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == os.getpid():
+            out.append(stat.parent)
+    return out
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds used so far by this process's live child processes (the importance
+    ranker's spaCy parse workers), which ``time.process_time()`` leaves out."""
+    import os
+
+    total = 0.0
+    for proc in _children():
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def children_peak_rss_mb() -> float:
+    """Sum of the peak resident set sizes (``VmHWM``) of this process's live children."""
+    total = 0.0
+    for proc in _children():
+        try:
+            for line in (proc / "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def cpu_description() -> str:
+    """The CPU's model name and its int8 / bf16 matrix extensions, from ``/proc/cpuinfo``
+    (sessions run on different boxes, and int8 speed depends on them); "" elsewhere."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    name = next((line.split(":", 1)[1].strip() for line in info.splitlines()
+                 if line.startswith("model name")), "unknown CPU")
+    flags = next((line.split(":", 1)[1].split() for line in info.splitlines()
+                  if line.startswith("flags")), [])
+    ext = [f for f in ("avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "amx_bf16") if f in flags]
+    return f"{name} ({', '.join(ext) or 'no AVX-512 / VNNI / AMX'})"

@@ -31,6 +31,7 @@ import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _results import cpu_description  # noqa: E402
 from _results import write_section as _write_section  # noqa: E402
 
 import argparse
@@ -183,6 +184,9 @@ def agreement_tables(rs, systems, keys, fold_sets) -> list[str]:
     return lines
 
 
+HERE = "onnx int8, parsing in this process only"
+
+
 def embedders(home: Path | None, threads: int | None) -> dict[str, object]:
     """torch, and ONNX fp32 / int8 from the data home (exported there if absent), plus
     int8 run one batch at a time on one thread (the rank stage before parallel batches)."""
@@ -210,11 +214,14 @@ def torch_threads() -> int:
     return torch.get_num_threads()
 
 
-def _timed(fn) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process, all threads) of ``fn()``."""
-    w0, c0 = time.perf_counter(), time.process_time()
+def _timed(fn, pool=None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process, all threads, plus those of ``pool``'s
+    parse workers) of ``fn()``."""
+    def cpu() -> float:
+        return time.process_time() + (pool.cpu_seconds() if pool is not None else 0.0)
+    w0, c0 = time.perf_counter(), cpu()
     fn()
-    return time.perf_counter() - w0, time.process_time() - c0
+    return time.perf_counter() - w0, cpu() - c0
 
 
 def speed(rs, home: Path | None, repeats: int = 3, threads: int | None = None) -> list[str]:
@@ -233,6 +240,8 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int | None = None) -
     runners = embedders(home, threads)
     rankers = {name: ImportanceRanker(model_dir, embedder=emb, nlp=nlp)
                for name, emb in runners.items()}
+    runners[HERE] = runners["onnx int8"]
+    rankers[HERE] = ImportanceRanker(model_dir, embedder=runners[HERE], nlp=nlp, parse_workers=0)
     best: dict[tuple[str, str], tuple[float, float]] = {}
 
     def keep(key: tuple[str, str], count: int, secs: tuple[float, float]) -> None:
@@ -243,18 +252,28 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int | None = None) -
     list(nlp.pipe(texts[:200]))
     for emb in runners.values():
         emb.predict(texts[:64])  # warm up
+    workers = 0
+    for ranker in rankers.values():  # start the parse workers, and wait until they have loaded
+        ranker.features(reqs[:20])
+        if ranker.parse_pool is not None:
+            ranker.parse_pool.wait_ready(300)
+            workers = sum(w.ready.is_set() for w in ranker.parse_pool.workers)
     for _ in range(repeats):  # interleaved, best of `repeats`, so load spikes hit all alike
         keep(("spaCy parse", ""), len(texts), _timed(lambda: list(nlp.pipe(texts, batch_size=256))))
         for name, ranker in rankers.items():
-            keep(("embed", name), len(texts), _timed(lambda: runners[name].predict(texts)))
+            if name != HERE:
+                keep(("embed", name), len(texts), _timed(lambda: runners[name].predict(texts)))
             keep(("rank", name), n, _timed(
-                lambda: [ranker.combiner.score(x) for x in ranker.features(reqs)]))
+                lambda: [ranker.combiner.score(x) for x in ranker.features(reqs)], ranker.parse_pool))
+    for ranker in rankers.values():
+        ranker.close()
     parse = best[("spaCy parse", "")]
     lines = ["| embedder | full rank stage: claims/s | claims per CPU-second | embeddings alone: "
              "texts/s | texts per CPU-second |", "|---|---|---|---|---|"]
     for name in runners:
-        r, e = best[("rank", name)], best[("embed", name)]
-        lines.append(f"| {name} | {r[0]:.0f} | {r[1]:.0f} | {e[0]:.0f} | {e[1]:.0f} |")
+        r, e = best[("rank", name)], best.get(("embed", name))
+        cells = f"{e[0]:.0f} | {e[1]:.0f}" if e and name != HERE else "(as onnx int8) | "
+        lines.append(f"| {name} | {r[0]:.0f} | {r[1]:.0f} | {cells} |")
     onnx = runners["onnx int8"]
     lines += ["", f"spaCy `{SPACY_MODEL}` parse alone (all components are used by the "
               f"features; matrix products on numpy's BLAS, one thread): {parse[0]:.0f} texts/s, "
@@ -264,8 +283,13 @@ def speed(rs, home: Path | None, repeats: int = 3, threads: int | None = None) -
               "embed, and the parsing thread joins them when it is done; `one batch at a time` "
               "is one thread embedding beside the parse (the rank stage before parallel "
               f"batches); torch runs on {torch_threads()} intra-op thread(s) beside the parse. "
+              f"Every row but `{HERE}` also parses the claims in {workers} spaCy worker "
+              "process(es) beside this one (the ranker's default `parse_workers`: one fewer "
+              "than the CPUs, at most 3; started and loaded before the timing), whose CPU time "
+              "the per CPU-second rates include; "
+              f"`{HERE}` is the int8 row without them (`parse_workers=0`). "
               f"Load average {os.getloadavg()[0]:.1f} on this shared {len(os.sched_getaffinity(0))}"
-              "-vCPU box, so the wall-clock rates are a floor; per CPU-second is the same work "
+              f"-vCPU box ({cpu_description()}; {time.strftime('%Y-%m-%d', time.gmtime())}), so the wall-clock rates are a floor; per CPU-second is the same work "
               "divided by the process's CPU time (all threads)."]
     return lines
 

@@ -80,10 +80,13 @@ def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str
 def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.ranker import ImportanceRanker
     ranker = ImportanceRanker(args.model_dir, backend=args.backend, device=args.device,
-                              precision=args.precision)
-    with JsonlWriter(args.output) as out:
-        for row in rank_file(args.input, ranker):
-            out.write(row)
+                              precision=args.precision, parse_workers=args.parse_workers)
+    try:
+        with JsonlWriter(args.output) as out:
+            for row in rank_file(args.input, ranker):
+                out.write(row)
+    finally:
+        ranker.close()
     return 0
 
 
@@ -102,4 +105,7 @@ def add_parser(subparsers: Any) -> None:
                    help="default: the best available")
     p.add_argument("--precision", choices=("fp32", "int8"), default=None,
                    help="ONNX precision of the embedder (default fp32, as the ranker was fitted)")
+    p.add_argument("--parse-workers", type=int, default=None, metavar="N",
+                   help="spaCy worker processes parsing claims beside this one (default: one "
+                        "fewer than the CPUs, at most 3; 0: parse here only); same output")
     p.set_defaults(func=run)

