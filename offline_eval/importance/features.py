@@ -6,8 +6,8 @@ is pure numpy over precomputed values and easy to test.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Set
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
