@@ -24,7 +24,7 @@ import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parent))
-from _results import peak_rss_mb  # noqa: E402
+from _results import cpu_description, peak_rss_mb  # noqa: E402
 from _results import write_section as _write_section  # noqa: E402
 
 import argparse
@@ -424,6 +424,7 @@ def report(args, res, stats, tp) -> str:
     first_res = next(iter(res.values()))
     lines = [f"## Verifier (`benchmarks/verifier.py`, model `{args.model.name}`)", "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPU cores "
+             f"({cpu_description()}) "
              f"(load average {os.getloadavg()[0]:.1f} at the end: a shared, contended box).", "",
              f"WiCE dev: {first['n_wice']} claims, supported vs partially/not supported, balanced accuracy, "
              "nested 5-fold CV (thresholds and combiner fitted on training folds only). Evidence: the "
