@@ -74,6 +74,9 @@ def test_worker_views_equal_the_views_parsed_here(parse_nlp, pool):
     assert worker.cpu_seconds() >= cpu
     assert pool.views(parse_nlp, texts) == parse_views(parse_nlp, texts)
     assert pool.views(parse_nlp, []) == []
+    odd = ["", "Two lines:\nSão Paulo grew in 1950.\r\nThen it grew more.", "Zoë \u2028 met Zürich's mayor.",
+           "\"Quoted\" {json-like: [1, 2]} text"]
+    assert worker.parse(odd) == parse_views(parse_nlp, odd)
 
 
 def test_a_worker_that_cannot_load_is_skipped_and_this_process_parses(parse_nlp):
