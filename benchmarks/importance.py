@@ -20,8 +20,10 @@ gpt-4o's labels and order come from the same files and are scored against the sa
 human labels on the same claims.
 
 Speed: the full rank stage (spaCy parse + MiniLM embeddings + combiner) over the same
-claims, with the embedder on torch and on ONNX Runtime (fp32, int8), written to its own
-section (``--speed-only`` re-measures just that). The ONNX export is taken from the data
+claims, with the embedder on torch and on ONNX Runtime (fp32, int8), with the ranker's
+default spaCy parse workers (started and loaded before the timing; their CPU time is
+counted) and, for int8, without them, written to its own section (``--speed-only``
+re-measures just that). The ONNX export is taken from the data
 home (``--home``, default ``$OFFLINE_EVAL_HOME``), or made there by an explicit
 ``export_embedding`` call when absent.
 """
