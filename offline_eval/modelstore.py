@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import TOKENIZER_FILES
 
 DEFAULT_NLI = "nli-minilm"
 MANIFEST = "manifest.json"
 _UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".h5", ".msgpack", ".py")
-_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spm.model", "sentencepiece.bpe.model", "vocab.json")
 
 
 def data_home() -> Path:
@@ -129,7 +129,7 @@ def check_checkpoint(src: Path) -> dict[str, Any]:
         unsafe = [p.name for p in src.iterdir() if p.suffix in _UNSAFE]
         why = f" (found {', '.join(unsafe)}: pickle-based weights are refused)" if unsafe else ""
         raise ModelError(f"{src}: no *.safetensors weights{why}; expected {expected}")
-    if not any((src / f).is_file() for f in _TOKENIZER_FILES):
+    if not any((src / f).is_file() for f in TOKENIZER_FILES):
         raise ModelError(f"{src}: no tokenizer files; expected {expected}")
     config = json.loads((src / "config.json").read_text(encoding="utf-8"))
     if config.get("auto_map"):
@@ -141,26 +141,45 @@ def check_checkpoint(src: Path) -> dict[str, Any]:
 def import_model(src: str | Path, name: str | None = None, home: Path | None = None,
                  quantize: bool = True, max_length: int = 512, force: bool = False) -> Path:
     """Validate ``src``, copy it into the store, export ONNX (fp32 + int8), write the manifest."""
+    from offline_eval.runners.base import load_tokenizer
     from offline_eval.runners.export import export_onnx
     from offline_eval.runners.labels import nli_columns
 
     src = Path(src)
     config = check_checkpoint(src)
+    tokenizer = load_tokenizer(src)  # a clear error before anything is copied
     dest = (home or data_home()) / "models" / (name or src.name)
     if dest.exists():
         if not force:
             raise ModelError(f"{dest}: already exists; pass a new name or --force")
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    for f in src.iterdir():
-        if f.is_file() and f.suffix not in _UNSAFE and f.name != MANIFEST:
-            shutil.copy2(f, dest / f.name)
-    export_onnx(dest, quantize=quantize)
-    labels, _ = nli_columns(config["id2label"], str(src))
-    write_manifest(dest, name=dest.name, labels=list(labels), architecture=config.get("model_type"),
-                   max_length=max_length, default_backend="onnx",
-                   default_precision="int8" if quantize else "fp32", source=str(src))
+    try:  # a failed import leaves nothing behind (no half-written model in the store)
+        for f in src.iterdir():
+            if f.is_file() and f.suffix not in _UNSAFE and f.name != MANIFEST:
+                shutil.copy2(f, dest / f.name)
+        pinned = _pin_tokenizer(tokenizer, dest)
+        export_onnx(dest, quantize=quantize)
+        labels, _ = nli_columns(config["id2label"], str(src))
+        write_manifest(dest, name=dest.name, labels=list(labels), architecture=config.get("model_type"),
+                       max_length=max_length, default_backend="onnx",
+                       default_precision="int8" if quantize else "fp32", source=str(src),
+                       **({"tokenizer_json": pinned} if pinned else {}))
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
     return dest
+
+
+def _pin_tokenizer(tokenizer: Any, dest: Path) -> str | None:
+    """Write ``tokenizer.json`` into an imported model that came without one (a DeBERTa-v3
+    checkpoint ships only ``spm.model``): the converted tokenizer is then fixed at import
+    and covered by the manifest's sha256, and loading needs no conversion (nor
+    ``sentencepiece``). Returns why it was written, or None when nothing was written."""
+    if (dest / "tokenizer.json").is_file() or not getattr(tokenizer, "is_fast", False):
+        return None
+    tokenizer.backend_tokenizer.save(str(dest / "tokenizer.json"))
+    return "converted at import from the checkpoint's tokenizer files"
 
 
 def export_embedding(src: str | Path | None = None, home: str | Path | None = None,

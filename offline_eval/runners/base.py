@@ -2,12 +2,17 @@
 batching the text runners share (batches by token count, padding)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from offline_eval.errors import ModelError
+
 BACKENDS = ("onnx", "torch")
 DEVICES = ("cpu", "cuda")
+#: files any one of which gives a checkpoint its tokenizer
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spm.model", "sentencepiece.bpe.model", "vocab.json")
 
 
 @runtime_checkable
@@ -78,3 +83,27 @@ def pad_like(tokenizer: Any, encoded: dict[str, list[list[int]]],
     """:func:`pad_batch` with ``tokenizer``'s pad id and padding side."""
     return pad_batch(encoded, idx, int(tokenizer.pad_token_id or 0),
                      left=getattr(tokenizer, "padding_side", "right") == "left")
+
+
+def load_tokenizer(src: str | Path) -> Any:
+    """The checkpoint's tokenizer, built offline, or a :class:`ModelError` that names the
+    folder, its tokenizer files and, for a SentencePiece model (DeBERTa-v3, XLM-R), the
+    missing ``sentencepiece`` package that converts it."""
+    import importlib.util
+
+    from transformers import AutoTokenizer
+
+    src = Path(src)
+    try:
+        return AutoTokenizer.from_pretrained(src, local_files_only=True)
+    except Exception as exc:  # transformers raises many types for a folder it cannot read
+        found = ", ".join(f for f in TOKENIZER_FILES if (src / f).is_file())
+        hint = ""
+        if not (src / "tokenizer.json").is_file() and importlib.util.find_spec("sentencepiece") is None \
+                and any((src / f).is_file() for f in ("spm.model", "sentencepiece.bpe.model")):
+            hint = ("; its SentencePiece model needs the `sentencepiece` package to build the "
+                    "tokenizer (`pip install sentencepiece`, part of the `models` extra), or ship "
+                    "a tokenizer.json with the checkpoint")
+        first = (str(exc).splitlines() or [""])[0]
+        raise ModelError(f"{src}: cannot build the tokenizer from {found or 'its files'} "
+                         f"({type(exc).__name__}: {first}){hint}") from exc

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import load_tokenizer
 from offline_eval.runners.ort import ONNX_FILES
 
 
@@ -85,9 +86,9 @@ def load_classifier(path: str | Path) -> tuple[Any, Any]:
     """The sequence-pair classifier in ``path`` (safetensors only, eager attention, fp32,
     eval mode) and its tokenizer."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
-    tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    tok = load_tokenizer(path)
     model = AutoModelForSequenceClassification.from_pretrained(
         path, local_files_only=True, use_safetensors=True, trust_remote_code=False,
         dtype=torch.float32, attn_implementation="eager").float().eval()

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import load_tokenizer
 from offline_eval.runners.pairs import PairClassifier
 
 
@@ -19,7 +20,7 @@ class TorchNLIRunner(PairClassifier):
     def __init__(self, path: str | Path, device: str = "cpu", batch_size: int = 32,
                  max_length: int | None = None) -> None:
         import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers import AutoModelForSequenceClassification
 
         path = Path(path)
         if device == "cuda" and not torch.cuda.is_available():
@@ -28,7 +29,7 @@ class TorchNLIRunner(PairClassifier):
             raise ModelError(f"{path}: no *.safetensors weights for the torch backend "
                              "(expected model.safetensors, config.json and tokenizer files)")
         try:
-            tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+            tok = load_tokenizer(path)
             model = AutoModelForSequenceClassification.from_pretrained(
                 path, local_files_only=True, use_safetensors=True, trust_remote_code=False,
                 dtype=torch.float32)

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import load_tokenizer
 from offline_eval.runners.pairs import PairClassifier
 
 ONNX_FILES = {"fp32": "onnx/model.onnx", "int8": "onnx/model.int8.onnx"}
@@ -90,7 +91,6 @@ class OnnxNLIRunner(PairClassifier):
                  threads: int | None = None, fuse_skip_layernorm: bool | None = None,
                  parallel_pairs: bool = True) -> None:
         import onnxruntime as ort
-        from transformers import AutoTokenizer
 
         path = Path(path)
         providers = providers_for(device, ort.get_available_providers())
@@ -112,7 +112,7 @@ class OnnxNLIRunner(PairClassifier):
         self._pool: Any = None
         self.session = make_session(onnx_file, providers, 1 if self.workers > 1 else threads,
                                     precision, fuse_skip_layernorm)
-        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        tok = load_tokenizer(path)
         super().__init__(path, tok, config.get("id2label", {}), batch_size, max_length)
         self.precision, self.providers = precision, providers
         self.input_names = tuple(i.name for i in self.session.get_inputs())
