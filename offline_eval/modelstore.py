@@ -127,7 +127,9 @@ def check_checkpoint(src: Path) -> dict[str, Any]:
         raise ModelError(f"{src}: no config.json; expected {expected}")
     if not any(src.glob("*.safetensors")):
         unsafe = [p.name for p in src.iterdir() if p.suffix in _UNSAFE]
-        why = f" (found {', '.join(unsafe)}: pickle-based weights are refused)" if unsafe else ""
+        why = (f" (found {', '.join(unsafe)}: pickle-based weights are refused; convert them "
+               f"where the file is trusted, e.g. `save_pretrained(DIR, safe_serialization=True)` "
+               f"in transformers)") if unsafe else ""
         raise ModelError(f"{src}: no *.safetensors weights{why}; expected {expected}")
     if not any((src / f).is_file() for f in TOKENIZER_FILES):
         raise ModelError(f"{src}: no tokenizer files; expected {expected}")
