@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
 
@@ -37,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gamma", type=int, default=10, help="FActScore length penalty γ (default 10)")
     p.add_argument("--undecided", choices=("exclude", "unsupported"), default="exclude",
                    help="how inconclusive claims count in precision (default: exclude)")
-    p.add_argument("--home", help="data home (default $OFFLINE_EVAL_HOME or the user data dir)")
+    p.add_argument("--home", help="data home for corpora, imported models and the exported embedder "
+                   "(default $OFFLINE_EVAL_HOME or the user data dir)")
     p.add_argument("--html", help="write a self-contained HTML report here")
     p.add_argument("--summary", help="write the run summary JSON here")
     p.add_argument("--group-by", help="input field naming the condition, e.g. group")
@@ -54,6 +58,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with _data_home(args.home):
+        return _run(args)
+
+
+@contextmanager
+def _data_home(home: str | None) -> Iterator[None]:
+    """``--home`` for everything the run reads from a data home (corpora, imported NLI models,
+    the exported embedder), and for Ray workers, which inherit the variable; restored after."""
+    from offline_eval.index.home import ENV_VAR
+
+    if not home:
+        yield
+        return
+    old = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(Path(home).expanduser())
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = old
+
+
+def _run(args: argparse.Namespace) -> int:
     from offline_eval.engines.spec import build_pipeline
     from offline_eval.io.items import read_items
     from offline_eval.io.rows import score_row
@@ -83,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                         else args.comprehensiveness,
                         comprehensiveness_facts=args.comprehensiveness_facts)
     specs = score_specs(opts)
+    record = _check_record(args, opts, specs, items)
     to_row = partial(score_row, undecided=opts.undecided, group_by=args.group_by or "group")
     if args.engine == "ray":
         from offline_eval.engines.local import check_resume
@@ -103,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         out_path = Path(args.output)
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line]
     summary = summarize_run(rows, args.group_by, args.pair_by)  # no wall-clock time: same run, same bytes
+    summary["run"] = record
     if args.summary:
         Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
         Path(args.summary).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
@@ -130,6 +161,38 @@ def _check_output(args: argparse.Namespace) -> None:
         if any(line.strip() for line in fh):
             raise InputError("already holds scored rows; pass --resume to continue that run, or "
                              "--overwrite to replace it", path=str(out))
+
+
+def _check_record(args: argparse.Namespace, opts: object, specs: list, items: list) -> dict:
+    """The run record (:mod:`offline_eval.provenance`), written beside the output before any
+    row is scored. ``--resume`` first compares it with the record of the run that wrote the
+    output and refuses another configuration (flags, models, runtimes, corpus or library
+    versions), so a file never mixes rows scored two ways."""
+    from offline_eval.errors import InputError
+    from offline_eval.provenance import differences, record_path, run_record, write_record
+
+    record = run_record(opts, specs, needs_corpus=any(not it.references for it in items))
+    path = record_path(args.output, args.engine)
+    if path is None:
+        return record
+    if args.resume and path.is_file():
+        try:
+            then = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"unreadable run record ({exc}); pass --overwrite to start again",
+                             path=str(path)) from None
+        diffs = differences(then, record)
+        if diffs:
+            more = f"; and {len(diffs) - 6} more" if len(diffs) > 6 else ""
+            raise InputError("--resume: the output was scored with another configuration: "
+                             + "; ".join(diffs[:6]) + more + ". Resume with the same flags, "
+                             "models and versions, or pass --overwrite to start again",
+                             path=str(path))
+    elif args.resume and Path(args.output).exists():
+        print(f"offline-eval: warning: {path} is missing, so --resume cannot check that the rows "
+              "already in the output were scored with these flags and models", file=sys.stderr)
+    write_record(path, record)
+    return record
 
 
 def _quiet_model_loading() -> None:

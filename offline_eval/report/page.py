@@ -21,7 +21,8 @@ from offline_eval.report._fmt import as_dict, esc
 from offline_eval.report.assets import CSS, JS
 from offline_eval.report.plots import row_group
 from offline_eval.report.response import response_section
-from offline_eval.report.summary import comparisons_table, metric_cards, overview, plots
+from offline_eval.report.summary import (comparisons_table, metric_cards, overview, plots,
+                                         run_details)
 
 # The page may load nothing: inline style and script only, images only as data: URIs.
 _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -68,7 +69,7 @@ def report_html(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
     body = [f"<h1>{esc(title)}</h1>"]
     if not rows:
         body.append('<p class="sub">No responses to report.</p>')
-    body.append("<h2>Run summary</h2>" + overview(rows, summary))
+    body.append("<h2>Run summary</h2>" + overview(rows, summary) + run_details(summary))
     cards = metric_cards(summary)
     if cards:
         body.append("<h2>Metrics</h2>" + cards)

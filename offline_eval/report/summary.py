@@ -113,3 +113,44 @@ def comparisons_table(summary: Mapping[str, Any]) -> str:
             "<th>pair</th><th>n</th><th>a</th><th>b</th><th>diff</th><th>p (t / McNemar, "
             f"Holm)</th><th>p (Wilcoxon, Holm)</th></tr></thead><tbody>{body}</tbody></table>"
             "</details>")
+
+
+def run_details(summary: Mapping[str, Any]) -> str:
+    """What the run used (``summary["run"]``, :mod:`offline_eval.provenance`): the models
+    with their runtime and manifest sha256, the stage options, the corpus and the library
+    versions, in a collapsible block.
+
+    >>> html = run_details({"run": {"models": {"nli": {"name": "m", "backend": "onnx",
+    ...     "manifest_sha256": "ab" * 32}}, "libraries": {"numpy": "2.0"}}})
+    >>> "m" in html and "onnx" in html and "abababababab" in html and "numpy 2.0" in html
+    True
+    >>> run_details({})
+    ''
+    """
+    run = as_dict(summary.get("run"))
+    if not run:
+        return ""
+    rows = []
+    for role, m in as_dict(run.get("models")).items():
+        m = as_dict(m)
+        runtime = ", ".join(str(m[k]) for k in ("backend", "precision", "device") if m.get(k))
+        digest = m.get("manifest_sha256")
+        ident = (f'<code title="sha256 of manifest.json: {esc(digest)}">{esc(str(digest)[:12])}</code>'
+                 if digest else esc(m.get("package") or m.get("version") or "-"))
+        rows.append(f"<tr><td>{esc(role)}</td><td>{esc(m.get('name'))}</td><td>{esc(runtime)}</td>"
+                    f"<td>{ident}</td></tr>")
+    corpus = as_dict(run.get("corpus"))
+    if corpus:
+        rows.append(f"<tr><td>corpus</td><td>{esc(corpus.get('name'))}</td>"
+                    f"<td>{esc(corpus.get('passages'))} passages</td>"
+                    f"<td>{esc(str(corpus.get('source_sha256') or '-')[:12])}</td></tr>")
+    options = "; ".join(
+        f"{esc(str(s.get('name', '')).rsplit('.', 2)[-2])}: "
+        + ", ".join(f"{esc(k)}={esc(v)}" for k, v in as_dict(s.get("options")).items())
+        for s in map(as_dict, as_list(run.get("stages"))) if s.get("options"))
+    libs = ", ".join(f"{esc(k)} {esc(v)}" for k, v in as_dict(run.get("libraries")).items() if v)
+    return ("<details class=more><summary>Models, options and versions of this run</summary>"
+            "<table class=metric-table><thead><tr><th>role</th><th>model</th><th>runtime</th>"
+            f"<th>manifest sha256 / version</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            + (f"<p class=sub>Options: {options}</p>" if options else "")
+            + (f"<p class=sub>Libraries: {libs}</p>" if libs else "") + "</details>")

@@ -54,6 +54,20 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
     return TorchNLIRunner(path, device=device, batch_size=batch_size, max_length=max_length)
 
 
+def resolved_device(asked: str | None, backend: str) -> str:
+    """The device a runner on ``backend`` uses when ``asked`` (None: the best available).
+
+    >>> resolved_device("cpu", "torch")
+    'cpu'
+    """
+    if asked:
+        return asked
+    if backend == "onnx":
+        return "cuda" if _ort_has_cuda() else "cpu"
+    import torch
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def _ort_has_cuda() -> bool:
     """Whether ONNX Runtime's best available provider (``providers_for(None, ...)``) is CUDA."""
     try:

