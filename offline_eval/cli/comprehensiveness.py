@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from offline_eval.cli._resume import add_resume_flag, nli_model, run_options
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("comprehensiveness", help="which facts in the sources the answer misses",
@@ -22,16 +24,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("onnx", "torch"))
     p.add_argument("--device", choices=("cpu", "cuda"))
     p.add_argument("--batch-size", type=int, default=32)
+    add_resume_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from offline_eval.comprehensiveness.api import evaluate, load_decomposer, load_entailer
-    from offline_eval.io.jsonl import JsonlWriter
+    from offline_eval.comprehensiveness.api import (evaluate_rows, load_decomposer, load_entailer,
+                                                    read_rows)
+    from offline_eval.io.resume import ResumableWriter
 
-    entail = load_entailer(args.nli_model, args.backend, args.device, args.batch_size)
-    decompose = None if args.method == "direct" else load_decomposer()
-    with JsonlWriter(args.output) as out:
-        for row in evaluate(args.input, args.method, entail, decompose, args.facts):
-            out.write(row)
+    rows = read_rows(args.input)  # every row validated before any model loads
+    with ResumableWriter(args.output, args.input, run_options(args, nli=nli_model(args)),
+                         resume=args.resume) as out:
+        done = out.start([rid for rid, _, _, _ in rows])
+        if done < len(rows):
+            entail = load_entailer(args.nli_model, args.backend, args.device, args.batch_size)
+            decompose = None if args.method == "direct" else load_decomposer()
+            for row in evaluate_rows(rows[done:], args.method, entail, decompose, args.facts):
+                out.write(row)
     return 0

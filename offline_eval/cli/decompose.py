@@ -16,7 +16,9 @@ claim-less response; ``warnings`` flags text that does not look like English.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from offline_eval.cli._resume import add_resume_flag, run_options
 from offline_eval.decomposition.base import GRANULARITIES
 
 
@@ -35,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "adapter folder for SmolLM2-135M (default: models/decomposer-smollm2)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--batch-size", type=int, default=16)
+    add_resume_flag(p)
     p.set_defaults(func=run)
 
 
@@ -55,7 +58,7 @@ def _items(path: str) -> list:
 def run(args: argparse.Namespace) -> int:
     from offline_eval.decomposition.api import decompose_items, to_row
     from offline_eval.errors import InputError
-    from offline_eval.io.jsonl import JsonlWriter
+    from offline_eval.io.resume import ResumableWriter
 
     if args.batch_size <= 0:
         raise InputError("--batch-size must be positive")
@@ -68,8 +71,17 @@ def run(args: argparse.Namespace) -> int:
         options.update(model_dir=args.decomposer_model, device=args.device,
                        batch_size=args.batch_size)
     items = _items(args.input)
-    with JsonlWriter(args.output) as out:
-        for rec in decompose_items(items, args.decomposer,
+    models = {}
+    if args.decomposer == "generative":
+        from offline_eval.decomposition.generative import default_model_dir
+        from offline_eval.provenance import manifest_digest
+
+        folder = Path(args.decomposer_model) if args.decomposer_model else default_model_dir()
+        models["decomposer"] = manifest_digest(folder)
+    with ResumableWriter(args.output, args.input, run_options(args, **models),
+                         resume=args.resume) as out:
+        done = out.start([it.id for it in items])
+        for rec in decompose_items(items[done:], args.decomposer,
                                    records_per_batch=args.batch_size, **options):
             out.write(to_row(rec))
     return 0

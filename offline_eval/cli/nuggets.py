@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, Iterator
 
+from offline_eval.cli._resume import add_resume_flag, run_options
 from offline_eval.io.items import parse_item
-from offline_eval.io.jsonl import JsonlWriter, UniqueIds, read_jsonl
+from offline_eval.io.jsonl import UniqueIds, read_jsonl
 from offline_eval.types import Item, ResponseResult
 
 
@@ -61,8 +62,16 @@ def run(args: argparse.Namespace) -> int:
         corpus = open_corpus(args.corpus)
     builder = default_builder(NuggetConfig(max_nuggets=args.max_nuggets), args.decomposer)
     stage = Nuggets(builder, corpus=corpus, k=args.k, support=not args.no_support)
-    with JsonlWriter(args.output) as out:
-        for row in nugget_rows(items, stage):
+    from offline_eval.importance.ranker import default_model_dir
+    from offline_eval.io.resume import ResumableWriter
+    from offline_eval.provenance import corpus_record, embedder_record, manifest_digest, nli_record
+
+    options = run_options(args, ranker=manifest_digest(default_model_dir()),
+                          embedder=embedder_record(None), nli=nli_record(None, None, None),
+                          corpus=corpus_record(args.corpus, None) if args.corpus else None)
+    with ResumableWriter(args.output, args.input, options, resume=args.resume) as out:
+        done = out.start([it.id for it in items])
+        for row in nugget_rows(items[done:], stage):
             out.write(row)
     return 0
 
@@ -79,4 +88,5 @@ def add_parser(subparsers: Any) -> None:
                    help="corpus name or folder searched for items without references")
     p.add_argument("-k", type=int, default=5, help="corpus passages per query (default 5)")
     p.add_argument("--no-support", action="store_true", help="skip grading the response")
+    add_resume_flag(p)
     p.set_defaults(func=run)

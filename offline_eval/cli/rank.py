@@ -11,10 +11,12 @@ are input errors naming the file and line.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, Iterator
 
+from offline_eval.cli._resume import add_resume_flag, run_options
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import JsonlWriter, UniqueIds, get_field, read_jsonl
+from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
 
 
 def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list[dict[str, Any]]]:
@@ -46,13 +48,24 @@ def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list
     return str(rid), query, out
 
 
-def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str, Any]]:
-    """Yield output rows for ``path``; every row is validated before any model loads."""
-    from offline_eval.importance.ranker import RankRequest
+def read_rank_rows(path: str) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """Every row of ``path`` validated (ids unique): ``(id, query, claims)``."""
     unique, rows = UniqueIds(path), []
     for line, row in read_jsonl(path):
         rows.append(parse_row(row, path, line))
         unique(rows[-1][0], line)
+    return rows
+
+
+def rank_file(path: str, ranker: Any, batch_size: int = 64) -> Iterator[dict[str, Any]]:
+    """Yield output rows for ``path``; every row is validated before any model loads."""
+    return rank_rows(read_rank_rows(path), ranker, batch_size)
+
+
+def rank_rows(rows: list[tuple[str, str, list[dict[str, Any]]]], ranker: Any,
+              batch_size: int = 64) -> Iterator[dict[str, Any]]:
+    """Output rows for parsed rows, in order."""
+    from offline_eval.importance.ranker import RankRequest
     for start in range(0, len(rows), batch_size):
         chunk = rows[start:start + batch_size]
         todo = [r for r in chunk if r[2]]
@@ -81,11 +94,20 @@ def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.ranker import ImportanceRanker
     if args.parse_workers is not None and args.parse_workers < 0:
         raise InputError("--parse-workers must be >= 0")
+    from offline_eval.importance.ranker import default_model_dir
+    from offline_eval.io.resume import ResumableWriter
+    from offline_eval.provenance import embedder_record, manifest_digest
+
+    rows = read_rank_rows(args.input)  # every row validated before any model loads
+    folder = Path(args.model_dir) if args.model_dir else default_model_dir()
+    options = run_options(args, ranker=manifest_digest(folder),
+                          embedder=None if args.backend or args.precision else embedder_record(None))
     ranker = ImportanceRanker(args.model_dir, backend=args.backend, device=args.device,
                               precision=args.precision, parse_workers=args.parse_workers)
     try:
-        with JsonlWriter(args.output) as out:
-            for row in rank_file(args.input, ranker):
+        with ResumableWriter(args.output, args.input, options, resume=args.resume) as out:
+            done = out.start([rid for rid, _, _ in rows])
+            for row in rank_rows(rows[done:], ranker):
                 out.write(row)
     finally:
         ranker.close()
@@ -110,4 +132,5 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--parse-workers", type=int, default=None, metavar="N",
                    help="spaCy worker processes parsing claims beside this one (default: one "
                         "fewer than the CPUs, at most 3; 0: parse here only); same output")
+    add_resume_flag(p)
     p.set_defaults(func=run)

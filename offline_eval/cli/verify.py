@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
+
+from offline_eval.cli._resume import add_resume_flag, nli_model, run_options
+
+#: rows verified, then written, at a time: a stopped run keeps every finished chunk
+CHUNK = 1024
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="runtime (default: the model's default)")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
+    add_resume_flag(p)
     p.set_defaults(func=run)
 
 
@@ -59,7 +66,7 @@ def _rounded(probs) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     from offline_eval.errors import InputError
-    from offline_eval.io.jsonl import JsonlWriter
+    from offline_eval.io.resume import ResumableWriter
     from offline_eval.modelstore import resolve_model
     from offline_eval.nli.config import load_config, uncalibrated_warning
     from offline_eval.nli.verifier import Verifier
@@ -72,7 +79,21 @@ def run(args: argparse.Namespace) -> int:
     note = uncalibrated_warning(path) if any(kind == "claim" for _, kind, _ in rows) else None
     if note:  # (pairs get raw NLI labels anyway)
         print(f"offline-eval: warning: {note}", file=sys.stderr)
-    verifier = Verifier(load_runner(path, args.backend, args.device, args.batch_size), load_config(path))
+    with ResumableWriter(args.output, args.input, run_options(args, nli=nli_model(args)),
+                         resume=args.resume) as w:
+        done = w.start([r["id"] for _, _, r in rows])
+        if done == len(rows):
+            return 0
+        verifier = Verifier(load_runner(path, args.backend, args.device, args.batch_size),
+                            load_config(path))
+        for start in range(done, len(rows), CHUNK):
+            for row in _verify_chunk(verifier, rows[start:start + CHUNK]):
+                w.write(row)
+    return 0
+
+
+def _verify_chunk(verifier: Any, rows: list[tuple[int, str, dict]]) -> list[dict]:
+    """Output rows for ``rows``, in order (pairs and claims each go to the model at once)."""
     pairs = [r for _, kind, r in rows if kind == "pair"]
     claims = [r for _, kind, r in rows if kind == "claim"]
     pair_out = iter(verifier.classify_pairs([(r["premise"], r["hypothesis"]) for r in pairs]))
@@ -90,7 +111,4 @@ def run(args: argparse.Namespace) -> int:
                         "p_supported": None if s.reason else round(verifier.p_supported(s), 6),
                         "decisive_evidence": v.evidence.text if v.evidence else None,
                         "reason": v.reason})
-    with JsonlWriter(args.output) as w:
-        for row in out:
-            w.write(row)
-    return 0
+    return out

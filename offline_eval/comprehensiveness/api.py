@@ -36,15 +36,10 @@ def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:
     return {"id": row_id, **(coverage_json(cov) or {})}
 
 
-def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
-             decompose: Decompose | None = None,
-             facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
-    """Validate each row, then yield its coverage row (``facts``: ``vital`` | ``all``)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
-    if facts not in FACT_SETS:
-        raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
+def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, list[str], str]]:
+    """Every row of ``path`` validated (ids unique): ``(id, query, sources, response)``."""
     seen: set[str] = set()
+    rows = []
     for line, row in read_jsonl(path):
         def get(name: str, kind: Any, **kw: Any) -> Any:
             try:
@@ -62,6 +57,26 @@ def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
             if not isinstance(s, str):
                 raise InputError(f"expected str, got {type(s).__name__}", path=str(path),
                                  line=line, field=f"sources[{i}]")
+        rows.append((rid, query, list(sources), response))
+    return rows
+
+
+def evaluate_rows(rows: Sequence[tuple[str, str, list[str], str]], method: str, entail: Entail,
+                  decompose: Decompose | None = None,
+                  facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
+    """The coverage row of each parsed row (:func:`read_rows`), in order."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
+    if facts not in FACT_SETS:
+        raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
+    for rid, query, sources, response in rows:
         cov = comprehensiveness(query, [(f"s{i}", s) for i, s in enumerate(sources)], response,
                                 method, entail, decompose, facts)
         yield coverage_row(rid, cov)
+
+
+def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
+             decompose: Decompose | None = None,
+             facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
+    """Validate every row, then yield its coverage row (``facts``: ``vital`` | ``all``)."""
+    return evaluate_rows(read_rows(path), method, entail, decompose, facts)

@@ -1,0 +1,143 @@
+"""``--resume`` for the commands that write one row per input row: a run stopped after some
+rows (Ctrl-C, an error or a kill) keeps them, and ``--resume`` computes only the rest and
+writes the same file as an uninterrupted run. Texts are written for these tests."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from offline_eval.cli import main
+from offline_eval.io.resume import ResumableWriter
+
+ROWS = {
+    "verify": [
+        {"id": "p1", "premise": "The ferry Marta entered service in 2011.", "hypothesis": "The Marta is a ferry."},
+        {"id": "c1", "claim": "The Marta entered service in 2011.",
+         "evidence": ["The current ship, the Marta, entered service in 2011 and carries 40 cars."]},
+        {"id": "p2", "premise": "The lighthouse is 42 metres tall.", "hypothesis": "The lighthouse is 95 metres tall."},
+        {"id": "c2", "claim": "The island has no harbour.", "evidence": []},
+        {"id": "p3", "premise": "Keepers lived at the base of the tower.", "hypothesis": "People lived near the tower."},
+    ],
+    "decompose": [
+        {"id": f"d{i}", "response": r} for i, r in enumerate([
+            "The lighthouse is 42 metres tall and it was finished in 1874.",
+            "I'm sorry, I can't help with that.",
+            "The ferry carries 40 cars. Would you like the timetable?",
+            "Its lamp burned whale oil, and later paraffin.",
+            "About 300 people live on the island."])],
+    "rank": [
+        {"id": f"r{i}", "query": "How tall is the lighthouse?",
+         "claims": [{"id": "a", "text": t}, {"id": "b", "text": "The island has a small harbour."}]}
+        for i, t in enumerate(["The lighthouse is 42 metres tall.", "It was finished in 1874.",
+                               "The tower is white.", "Keepers lived at its base.",
+                               "The lamp burned whale oil."])],
+    "nuggets": [
+        {"id": f"n{i}", "query": "When did the Marta enter service?", "response": r,
+         "references": ["The Marta entered service in 2011. It carries up to 40 cars."]}
+        for i, r in enumerate(["It entered service in 2011.", "It carries 40 cars.", "",
+                               "The Marta started in 2011.", "In 1999."])],
+    "comprehensiveness": [
+        {"id": f"k{i}", "query": "When did the Marta enter service?", "response": r,
+         "sources": ["The Marta entered service in 2011 and carries up to 40 cars."]}
+        for i, r in enumerate(["It entered service in 2011.", "It carries 40 cars.",
+                               "I don't know.", "The Marta started in 2011.", "In 1999."])],
+}
+EXTRA = {"comprehensiveness": ["--method", "direct"]}
+REAL_WRITE = ResumableWriter.write
+
+
+def _run(command: str, inp: Path, out: Path, *extra: str) -> int:
+    return main([command, str(inp), "-o", str(out), *EXTRA.get(command, []), *extra])
+
+
+@pytest.fixture
+def stop_after(monkeypatch):
+    """Make the next run stop (KeyboardInterrupt) after writing ``n`` rows."""
+    def arm(n: int) -> None:
+        real = ResumableWriter.write
+        count = {"n": 0}
+
+        def write(self, row):
+            if count["n"] == n:
+                raise KeyboardInterrupt
+            count["n"] += 1
+            real(self, row)
+
+        monkeypatch.setattr(ResumableWriter, "write", write)
+    yield arm
+    monkeypatch.undo()
+
+
+@pytest.mark.parametrize("command", sorted(ROWS))
+def test_a_stopped_run_resumes_to_the_uninterrupted_file(command, tmp_path, stop_after, monkeypatch, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS[command]))
+    full = tmp_path / "full.jsonl"
+    assert _run(command, inp, full) == 0
+    out = tmp_path / "out.jsonl"
+    stop_after(2)
+    assert _run(command, inp, out) == 130
+    partial = tmp_path / ".out.jsonl.partial"
+    assert not out.exists() and len(partial.read_text().splitlines()) == 2
+    assert "--resume to continue" in capsys.readouterr().err
+    with partial.open("a") as fh:
+        fh.write('{"id": "torn')  # a kill in the middle of a write
+    monkeypatch.undo()
+    assert _run(command, inp, out, "--resume") == 0
+    assert "resuming after 2 finished row(s)" in capsys.readouterr().err
+    assert out.read_bytes() == full.read_bytes()
+    assert not partial.exists() and not (tmp_path / ".out.jsonl.partial.json").exists()
+
+
+def test_resume_computes_only_the_rest(tmp_path, stop_after, monkeypatch):
+    import offline_eval.cli.verify as verify_cli
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["verify"]))
+    out = tmp_path / "out.jsonl"
+    monkeypatch.setattr(verify_cli, "CHUNK", 2)
+    stop_after(2)
+    assert _run("verify", inp, out) == 130
+    seen = []
+    real = verify_cli._verify_chunk
+    def counted(verifier, rows):
+        seen.extend(r["id"] for _, _, r in rows)
+        return real(verifier, rows)
+
+    monkeypatch.setattr(verify_cli, "_verify_chunk", counted)
+    monkeypatch.setattr(ResumableWriter, "write", REAL_WRITE)  # no more stops
+    assert _run("verify", inp, out, "--resume") == 0
+    assert seen == ["p2", "c2", "p3"]
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["p1", "c1", "p2", "c2", "p3"]
+
+
+def test_resume_refuses_another_input_or_options(tmp_path, stop_after, monkeypatch, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["decompose"]))
+    out = tmp_path / "out.jsonl"
+    stop_after(2)
+    assert _run("decompose", inp, out) == 130
+    monkeypatch.undo()
+    partial = (tmp_path / ".out.jsonl.partial").read_bytes()
+    capsys.readouterr()
+    assert _run("decompose", inp, out, "--resume", "--granularity", "atomic") == 2
+    assert "granularity: 'clause' then, 'atomic' now" in capsys.readouterr().err
+    inp.write_text(inp.read_text() + json.dumps({"id": "d9", "response": "A new row."}) + "\n")
+    assert _run("decompose", inp, out, "--resume") == 2
+    assert "the input file changed" in capsys.readouterr().err
+    assert (tmp_path / ".out.jsonl.partial").read_bytes() == partial  # nothing lost
+    assert _run("decompose", inp, out) == 0  # without --resume: started again
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_resume_without_a_stopped_run_starts_from_the_first_row(tmp_path, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["decompose"]))
+    out = tmp_path / "out.jsonl"
+    assert _run("decompose", inp, out, "--resume") == 0
+    assert "no stopped run to resume" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 5
+    assert main(["decompose", str(inp), "--resume"]) == 2  # standard output cannot resume
+    assert "--resume needs an output file" in capsys.readouterr().err
