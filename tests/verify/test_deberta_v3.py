@@ -129,3 +129,14 @@ def test_missing_sentencepiece_is_a_clear_error_before_any_copy(v3_ckpt, tmp_pat
     with pytest.raises(ModelError, match=r"pip install sentencepiece"):
         import_model(v3_ckpt, name="nospm", home=tmp_path)
     assert not (tmp_path / "models").exists()
+
+
+def test_a_corrupt_tokenizer_is_a_clear_error_naming_the_folder(v3_model, tmp_path):
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(v3_model, broken)
+    (broken / "manifest.json").unlink()  # a raw folder, as `--nli-model DIR` may name
+    (broken / "tokenizer.json").write_text("{not json")
+    with pytest.raises(ModelError, match=r"broken: cannot build the tokenizer from tokenizer\.json"):
+        load_runner(broken, "torch", "cpu")
