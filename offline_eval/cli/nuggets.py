@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.nuggets import NuggetConfig
     from offline_eval.importance.ranker import default_model_dir
     from offline_eval.io.resume import ResumableWriter
-    from offline_eval.provenance import corpus_record, embedder_record, manifest_digest, nli_record
+    from offline_eval.provenance import corpus_record, embedder_record, files_digest, nli_record
     from offline_eval.stages.nuggets import Nuggets, default_builder
     items = read_nugget_items(args.input)
     corpus = None
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         corpus = open_corpus(args.corpus)
     builder = default_builder(NuggetConfig(max_nuggets=args.max_nuggets), args.decomposer)
     stage = Nuggets(builder, corpus=corpus, k=args.k, support=not args.no_support)
-    options = run_options(args, ranker=manifest_digest(default_model_dir()),
+    options = run_options(args, ranker=files_digest(default_model_dir()),
                           embedder=embedder_record(None), nli=nli_record(None, None, None),
                           corpus=corpus_record(args.corpus, None) if args.corpus else None)
     with ResumableWriter(args.output, args.input, options, resume=args.resume) as out:

@@ -93,13 +93,13 @@ def rank_rows(rows: list[tuple[str, str, list[dict[str, Any]]]], ranker: Any,
 def run(args: argparse.Namespace) -> int:
     from offline_eval.importance.ranker import ImportanceRanker, default_model_dir
     from offline_eval.io.resume import ResumableWriter
-    from offline_eval.provenance import embedder_record, manifest_digest
+    from offline_eval.provenance import embedder_record, files_digest
 
     if args.parse_workers is not None and args.parse_workers < 0:
         raise InputError("--parse-workers must be >= 0")
     rows = read_rank_rows(args.input)  # every row validated before any model loads
     folder = Path(args.model_dir) if args.model_dir else default_model_dir()
-    options = run_options(args, ranker=manifest_digest(folder),
+    options = run_options(args, ranker=files_digest(folder),
                           embedder=None if args.backend or args.precision else embedder_record(None))
     ranker = ImportanceRanker(args.model_dir, backend=args.backend, device=args.device,
                               precision=args.precision, parse_workers=args.parse_workers)

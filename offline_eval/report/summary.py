@@ -117,11 +117,11 @@ def comparisons_table(summary: Mapping[str, Any]) -> str:
 
 def run_details(summary: Mapping[str, Any]) -> str:
     """What the run used (``summary["run"]``, :mod:`offline_eval.provenance`): the models
-    with their runtime and manifest sha256, the stage options, the corpus and the library
+    with their runtime and files sha256, the stage options, the corpus and the library
     versions, in a collapsible block.
 
     >>> html = run_details({"run": {"models": {"nli": {"name": "m", "backend": "onnx",
-    ...     "manifest_sha256": "ab" * 32}}, "libraries": {"numpy": "2.0"}}})
+    ...     "files_sha256": "ab" * 32}}, "libraries": {"numpy": "2.0"}}})
     >>> "m" in html and "onnx" in html and "abababababab" in html and "numpy 2.0" in html
     True
     >>> run_details({})
@@ -134,8 +134,9 @@ def run_details(summary: Mapping[str, Any]) -> str:
     for role, m in as_dict(run.get("models")).items():
         m = as_dict(m)
         runtime = ", ".join(str(m[k]) for k in ("backend", "precision", "device") if m.get(k))
-        digest = m.get("manifest_sha256")
-        ident = (f'<code title="sha256 of manifest.json: {esc(digest)}">{esc(str(digest)[:12])}</code>'
+        digest = m.get("files_sha256")
+        title = f"one sha256 over the sha256 of each model file (manifest.json): {digest}"
+        ident = (f'<code title="{esc(title)}">{esc(str(digest)[:12])}</code>'
                  if digest else esc(m.get("package") or m.get("version") or "-"))
         rows.append(f"<tr><td>{esc(role)}</td><td>{esc(m.get('name'))}</td><td>{esc(runtime)}</td>"
                     f"<td>{ident}</td></tr>")
@@ -151,6 +152,6 @@ def run_details(summary: Mapping[str, Any]) -> str:
     libs = ", ".join(f"{esc(k)} {esc(v)}" for k, v in as_dict(run.get("libraries")).items() if v)
     return ("<details class=more><summary>Models, options and versions of this run</summary>"
             "<table class=metric-table><thead><tr><th>role</th><th>model</th><th>runtime</th>"
-            f"<th>manifest sha256 / version</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<th>files sha256 / version</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             + (f"<p class=sub>Options: {options}</p>" if options else "")
             + (f"<p class=sub>Libraries: {libs}</p>" if libs else "") + "</details>")

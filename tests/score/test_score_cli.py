@@ -103,15 +103,17 @@ def test_the_run_record_names_models_runtimes_options_and_versions(scored):
     assert beside == run
     nli = run["models"]["nli"]
     shipped = ROOT / "models" / "nli-minilm" / "manifest.json"
-    assert nli["manifest_sha256"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    files = {k: v for k, v in sorted(json.loads(shipped.read_text())["files"].items())
+             if not k.endswith(".md")}
+    assert nli["files_sha256"] == hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     assert (nli["name"], nli["backend"], nli["device"]) == ("nli-minilm", "onnx", "cpu")
-    assert run["models"]["importance"]["manifest_sha256"] and run["models"]["embedder"]["backend"]
+    assert run["models"]["importance"]["files_sha256"] and run["models"]["embedder"]["backend"]
     options = {s["name"].split(".")[-2]: s.get("options", {}) for s in run["stages"]}
     assert options["retrieve"]["k"] == 5 and options["metrics"] == {"gamma": 10, "undecided": "exclude"}
     assert run["corpus"]["name"] == "tiny" and run["corpus"]["passages"] > 0
     assert run["libraries"]["onnxruntime"] and run["libraries"]["offline-eval"]
     html = (d / "r.html").read_text()
-    assert "Models, options and versions of this run" in html and nli["manifest_sha256"][:12] in html
+    assert "Models, options and versions of this run" in html and nli["files_sha256"][:12] in html
 
 
 def test_resume_refuses_another_configuration(scored, home, tmp_path, capsys):
