@@ -69,6 +69,7 @@ class ResumableWriter:
         self._target: Path | None = None
         self._done: list[str] = []
         self._started = False
+        self._written = 0
 
     # ---- files ---------------------------------------------------------------------------
     @property
@@ -142,6 +143,7 @@ class ResumableWriter:
             raise RuntimeError("use ResumableWriter as a context manager and call start() first")
         self._fh.write(dumps(row) + "\n")
         self._fh.flush()
+        self._written += 1
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         fh, self._fh = self._fh, None
@@ -153,6 +155,7 @@ class ResumableWriter:
         if exc_type is None:
             os.replace(self.partial, self._target)
             self.record.unlink(missing_ok=True)
-        elif self.partial.is_file():
-            print(f"offline-eval: the rows finished so far are kept in {self.partial}; run the "
-                  "same command with --resume to continue", file=sys.stderr)
+        elif self._started and len(self._done) + self._written:
+            kept = len(self._done) + self._written
+            print(f"offline-eval: the {kept} row(s) finished so far are kept in {self.partial}; "
+                  "run the same command with --resume to continue", file=sys.stderr)
