@@ -23,7 +23,9 @@ import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parent))
+_sys.path.insert(1, str(_Path(__file__).resolve().parent.parent))  # the tests' model builder
 from _results import cpu_description, write_section  # noqa: E402
+from tests.verify.deberta_v3 import make_deberta_v3  # noqa: E402
 
 import argparse
 import json
@@ -42,39 +44,20 @@ TOKENS = (128, 256, 384)
 
 def build_checkpoint(root: Path) -> Path:
     """A DeBERTa-v3-base-shaped sequence classifier with random weights and an spm.model."""
-    import sentencepiece as spm
-    import torch
-    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
-
-    ckpt = root / "deberta-v3-base-shape"
-    ckpt.mkdir(parents=True, exist_ok=True)
     words = SENTENCE.split()
-    corpus = root / "corpus.txt"
-    corpus.write_text("\n".join(" ".join(words[i:] + words[:i]) for i in range(len(words))) * 10)
-    spm.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(ckpt / "spm"), vocab_size=60, model_type="unigram",
-        pad_id=0, bos_id=1, eos_id=2, unk_id=3, pad_piece="[PAD]", bos_piece="[CLS]",
-        eos_piece="[SEP]", unk_piece="[UNK]", user_defined_symbols=["[MASK]"],
-        hard_vocab_limit=False, minloglevel=2)
-    (ckpt / "spm.vocab").unlink()
-    special = {"pad_token": "[PAD]", "cls_token": "[CLS]", "sep_token": "[SEP]", "unk_token": "[UNK]",
-               "bos_token": "[CLS]", "eos_token": "[SEP]", "mask_token": "[MASK]"}
-    (ckpt / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "DebertaV2Tokenizer", "vocab_type": "spm", "do_lower_case": False,
-         "split_by_punct": False, "model_max_length": 512, **special}))
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    cfg = DebertaV2Config(
-        vocab_size=128100, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-        intermediate_size=3072, max_position_embeddings=512, relative_attention=True,
-        position_buckets=256, norm_rel_ebd="layer_norm", share_att_key=True,
-        pos_att_type=["p2c", "c2p"], position_biased_input=False, max_relative_positions=-1,
-        type_vocab_size=0, layer_norm_eps=1e-7, id2label=labels,
-        label2id={v: k for k, v in labels.items()})
-    torch.manual_seed(0)
-    model = DebertaV2ForSequenceClassification(cfg)
-    model.save_pretrained(ckpt, safe_serialization=True)
-    ckpt.joinpath("params.txt").write_text(str(sum(p.numel() for p in model.parameters())))
-    return ckpt
+    texts = [" ".join(words[i:] + words[:i]) for i in range(len(words))] * 10
+    return make_deberta_v3(root / "deberta-v3-base-shape", texts, 60, vocab_size=128100,
+                           hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                           intermediate_size=3072, layer_norm_eps=1e-7)
+
+
+def parameter_count(weights: Path) -> int:
+    from math import prod
+
+    from safetensors import safe_open
+
+    with safe_open(str(weights), framework="numpy") as f:
+        return sum(prod(f.get_slice(k).get_shape()) for k in f.keys())
 
 
 def main() -> None:
@@ -86,8 +69,7 @@ def main() -> None:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="byo_deberta_"))
     ckpt = build_checkpoint(work)
-    params = int((ckpt / "params.txt").read_text())
-    (ckpt / "params.txt").unlink()
+    params = parameter_count(ckpt / "model.safetensors")
     t = time.perf_counter()
     model = import_model(ckpt, home=work / "home", force=True)
     import_s = time.perf_counter() - t

@@ -146,11 +146,7 @@ def test_resume_without_a_stopped_run_starts_from_the_first_row(tmp_path, capsys
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     """A real SIGKILL in the middle of `decompose` (rows are written a batch at a time)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+    from tests._process import kill_cli_after
 
     sentences = [r["response"] for r in ROWS["decompose"]]
     rows = [{"id": f"x{i:03d}", "response": " ".join(sentences[(i + j) % 5] for j in range(3))}
@@ -159,19 +155,8 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     inp.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ref, out = tmp_path / "ref.jsonl", tmp_path / "out.jsonl"
     assert _run("decompose", inp, ref, "--batch-size", "4") == 0
-    partial = tmp_path / ".out.jsonl.partial"
-    cmd = [sys.executable, "-c", "import sys; from offline_eval.cli import main; sys.exit(main(sys.argv[1:]))",
-           "decompose", str(inp), "-o", str(out), "--batch-size", "4"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        if partial.exists() and len(partial.read_text().splitlines()) >= 8:
-            break
-        time.sleep(0.01)
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    kept = len(partial.read_text().splitlines()) if partial.exists() else 0
+    kept = kill_cli_after(["decompose", str(inp), "-o", str(out), "--batch-size", "4"],
+                          tmp_path / ".out.jsonl.partial", 8, timeout=120)
     assert not out.exists() and 8 <= kept < len(rows), f"the kill must land mid-run ({kept} rows)"
     assert _run("decompose", inp, out, "--batch-size", "4", "--resume") == 0
     assert out.read_bytes() == ref.read_bytes()

@@ -214,11 +214,7 @@ KILL_ITEMS = [  # ten responses, so that a kill lands between rows
 def test_kill_9_then_resume_with_real_models_is_byte_identical(home, tmp_path):
     """The real pipeline (spaCy, ranker, BM25, int8 NLI): kill -9 mid-run, --resume, and
     the file equals an uninterrupted run's, byte for byte after sorting by id."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+    from tests._process import kill_cli_after
 
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(r) + "\n" for r in KILL_ITEMS))
@@ -226,17 +222,7 @@ def test_kill_9_then_resume_with_real_models_is_byte_identical(home, tmp_path):
     ref = tmp_path / "ref.jsonl"
     assert main([*base, "-o", str(ref)]) == 0
     out = tmp_path / "out.jsonl"
-    cmd = [sys.executable, "-c", "import sys; from offline_eval.cli import main; sys.exit(main(sys.argv[1:]))",
-           *base, "-o", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 240
-    while time.time() < deadline and proc.poll() is None:
-        if out.exists() and len(out.read_text().splitlines()) >= 2:
-            break
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    partial = len(out.read_text().splitlines())
+    partial = kill_cli_after([*base, "-o", str(out)], out, 2)
     assert 2 <= partial < len(KILL_ITEMS), f"the kill must land mid-run ({partial} rows)"
     assert main([*base, "-o", str(out), "--resume"]) == 0
     key = lambda line: json.loads(line)["id"]  # noqa: E731

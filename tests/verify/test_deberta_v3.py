@@ -4,7 +4,6 @@ tokenizer.json, no vocab.txt). Built in the test from a SentencePiece model trai
 sentences written here."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from offline_eval.errors import ModelError
 from offline_eval.modelstore import import_model, read_manifest, verify_model
 from offline_eval.runners.base import load_tokenizer
 from offline_eval.runners.load import load_runner
+from tests.verify.deberta_v3 import make_deberta_v3
 
 spm = pytest.importorskip("sentencepiece")
 pytest.importorskip("onnxruntime")
@@ -32,38 +32,11 @@ PAIRS = [("The bridge opened in 1931.", "The bridge opened."),
           "No ferry ever crossed the river."),
          ("Ice covers the lake.", "The museum is in Rome, isn't it?"),
          ("Über den Fluss führte keine Brücke.", "café — naïve")]
-SPECIAL = {"pad_token": "[PAD]", "cls_token": "[CLS]", "sep_token": "[SEP]", "unk_token": "[UNK]",
-           "bos_token": "[CLS]", "eos_token": "[SEP]", "mask_token": "[MASK]"}
-
-
 @pytest.fixture(scope="module")
 def v3_ckpt(tmp_path_factory) -> Path:
-    import torch
-    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
-
-    root = tmp_path_factory.mktemp("deberta-v3")
-    text = root / "corpus.txt"
-    text.write_text("\n".join(SENTENCES * 20), encoding="utf-8")
-    ckpt = root / "ckpt"
-    ckpt.mkdir()
-    spm.SentencePieceTrainer.train(
-        input=str(text), model_prefix=str(ckpt / "spm"), vocab_size=150, model_type="unigram",
-        pad_id=0, bos_id=1, eos_id=2, unk_id=3, pad_piece="[PAD]", bos_piece="[CLS]",
-        eos_piece="[SEP]", unk_piece="[UNK]", user_defined_symbols=["[MASK]"],
-        hard_vocab_limit=False, minloglevel=2)
-    (ckpt / "spm.vocab").unlink()
-    (ckpt / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "DebertaV2Tokenizer", "vocab_type": "spm", "do_lower_case": False,
-         "split_by_punct": False, **SPECIAL}))
-    torch.manual_seed(0)
-    cfg = DebertaV2Config(
-        vocab_size=160, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=512, type_vocab_size=0,
-        relative_attention=True, position_buckets=256, norm_rel_ebd="layer_norm",
-        share_att_key=True, pos_att_type=["p2c", "c2p"], position_biased_input=False,
-        max_relative_positions=-1, id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
-        label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
-    DebertaV2ForSequenceClassification(cfg).save_pretrained(ckpt, safe_serialization=True)
+    ckpt = make_deberta_v3(tmp_path_factory.mktemp("deberta-v3") / "ckpt", SENTENCES * 20, 150,
+                           vocab_size=160, hidden_size=32, num_hidden_layers=2,
+                           num_attention_heads=2, intermediate_size=64)
     assert {p.name for p in ckpt.iterdir()} == {"config.json", "model.safetensors", "spm.model",
                                                 "tokenizer_config.json"}
     return ckpt
