@@ -68,10 +68,10 @@ def files_digest(folder: Path) -> str | None:
 
 def corpus_record(corpus: str, home: str | None) -> dict[str, Any]:
     """A corpus by what its index holds, not by where or when it was built."""
-    from offline_eval.index.home import corpus_path
+    from offline_eval.index.searcher import corpus_folder
+    from offline_eval.index.store import read_header
 
-    folder = Path(corpus) if (Path(corpus) / "header.json").is_file() else corpus_path(corpus, home)
-    header = json.loads((folder / "header.json").read_text(encoding="utf-8"))
+    header = read_header(corpus_folder(corpus, home))
     source = header.get("source") or {}
     return {"name": header.get("name"), "passages": header.get("n_passages"),
             "bm25": header.get("bm25"), "tokenizer": header.get("tokenizer"),
@@ -156,7 +156,7 @@ def differences(then: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
 
 
 def write_record(path: Path, record: Mapping[str, Any]) -> None:
-    """Write ``record`` to ``path`` whole or not at all."""
+    """Write ``record`` (JSON, keys sorted) to ``path`` whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.partial")
     tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -92,18 +92,24 @@ class SearchIndex:
         return [Hit(self.passages[int(d)], float(s)) for d, s in zip(docs, scores)]
 
 
-def open_corpus(name_or_path: str | os.PathLike[str],
-                home: str | os.PathLike[str] | None = None) -> SearchIndex:
-    """Open a corpus by folder path, or by name under the data home."""
+def corpus_folder(name_or_path: str | os.PathLike[str],
+                  home: str | os.PathLike[str] | None = None) -> Path:
+    """The folder of a corpus given by folder path, or by name under the data home."""
     p = Path(name_or_path)
     if (p / "header.json").is_file():
-        return SearchIndex.open(p)
+        return p
     folder = corpus_path(str(name_or_path), home)
     if not folder.is_dir():
         hint = "" if str(name_or_path) == "wiki-vital" else " --from PATH"
         raise InputError(f"no corpus named {str(name_or_path)!r} in {folder.parent}; build it "
                          f"with: offline-eval corpus build {name_or_path}{hint}")
-    return SearchIndex.open(folder)
+    return folder
+
+
+def open_corpus(name_or_path: str | os.PathLike[str],
+                home: str | os.PathLike[str] | None = None) -> SearchIndex:
+    """Open a corpus by folder path, or by name under the data home."""
+    return SearchIndex.open(corpus_folder(name_or_path, home))
 
 
 def search(index: SearchIndex, query: str, k: int = 10, extra: str | None = None

@@ -147,7 +147,7 @@ class JsonlWriter:
                 self._fh = self.path.open("a", encoding="utf-8")
             else:
                 self._target = target
-                self._tmp = target.with_name(f".{target.name}.partial")
+                self._tmp = partial_path(target)
                 self._fh = self._tmp.open("w", encoding="utf-8")
         return self
 
@@ -166,6 +166,11 @@ class JsonlWriter:
                 else:
                     self._tmp.unlink(missing_ok=True)
         self._fh, self._tmp = None, None
+
+
+def partial_path(target: Path) -> Path:
+    """The hidden file rows go to before they replace ``target``: ``.NAME.partial``."""
+    return target.with_name(f".{target.name}.partial")
 
 
 def _renamable(path: Path) -> Path | None:

@@ -28,27 +28,19 @@ a leftover partial file is started again.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import _STDOUT, _renamable, dumps
+from offline_eval.io.jsonl import JsonlWriter, _renamable, partial_path
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-class ResumableWriter:
-    """Write rows whole-or-not-at-all, keeping a stopped run's rows for ``--resume``.
+class ResumableWriter(JsonlWriter):
+    """A :class:`~offline_eval.io.jsonl.JsonlWriter` that keeps a stopped run's rows for
+    ``--resume`` instead of removing them.
 
     Args:
         path: the output (None, ``"-"`` or a device: standard output or in place, not
@@ -63,66 +55,65 @@ class ResumableWriter:
 
     def __init__(self, path: str | os.PathLike[str] | None, input_path: str | os.PathLike[str],
                  options: Mapping[str, Any], resume: bool = False) -> None:
-        self.path = None if path in (None, "-") or str(path) in _STDOUT else Path(path)  # type: ignore[arg-type]
+        super().__init__(path)
         self.input_path, self.options, self.resume = input_path, dict(options), resume
-        self._fh: IO[str] | None = None
-        self._target: Path | None = None
         self._done: list[str] = []
         self._started = False
         self._written = 0
 
-    # ---- files ---------------------------------------------------------------------------
-    @property
-    def partial(self) -> Path:
-        assert self._target is not None
-        return self._target.with_name(f".{self._target.name}.partial")
-
     @property
     def record(self) -> Path:
-        return self.partial.with_name(self.partial.name + ".json")
+        """``.NAME.partial.json``: the input's sha256 and the options of the stopped run."""
+        assert self._tmp is not None
+        return self._tmp.with_name(self._tmp.name + ".json")
 
     def __enter__(self) -> "ResumableWriter":
-        if self.resume and self.path is None:
-            raise InputError("--resume needs an output file (-o OUT.jsonl)")
-        if self.path is None:
-            self._fh = sys.stdout
-            return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._target = _renamable(self.path)
-        if self._target is None:  # a device or a pipe: written in place, nothing to resume
+        target = _renamable(self.path) if self.path is not None else None
+        if target is None:  # standard output, a device or a pipe: written as it comes
             if self.resume:
-                raise InputError("--resume needs a regular output file", path=str(self.path))
-            self._fh = self.path.open("a", encoding="utf-8")
+                raise InputError("--resume needs a regular output file (-o OUT.jsonl)",
+                                 path=None if self.path is None else str(self.path))
+            super().__enter__()
             return self
-        now = {"input_sha256": file_sha256(self.input_path), "options": self.options}
-        if self.resume and self.partial.is_file():
+        from offline_eval.modelstore import sha256_file
+        from offline_eval.provenance import write_record
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._target, self._tmp = target, partial_path(target)
+        now = {"input_sha256": sha256_file(Path(self.input_path)), "options": self.options}
+        if self.resume and self._tmp.is_file():
             self._done = self._keep_complete_rows(now)
-            self._fh = self.partial.open("a", encoding="utf-8")
+            self._fh = self._tmp.open("a", encoding="utf-8")
         else:
             if self.resume:
-                print(f"offline-eval: note: no stopped run to resume ({self.partial} is missing); "
+                print(f"offline-eval: note: no stopped run to resume ({self._tmp} is missing); "
                       "starting from the first row", file=sys.stderr)
-            self.record.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            self._fh = self.partial.open("w", encoding="utf-8")
+            write_record(self.record, now)
+            self._fh = self._tmp.open("w", encoding="utf-8")
         return self
 
     def _keep_complete_rows(self, now: Mapping[str, Any]) -> list[str]:
+        assert self._tmp is not None
         try:
             then = json.loads(self.record.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError, UnicodeDecodeError):
             then = None
-        if then != json.loads(json.dumps(now)):
-            what = ("its run record is missing or unreadable" if then is None else
-                    "the input file changed" if then.get("input_sha256") != now["input_sha256"]
-                    else "the options or models differ: " + ", ".join(
-                        f"{k}: {then.get('options', {}).get(k)!r} then, {v!r} now"
-                        for k, v in now["options"].items() if then.get("options", {}).get(k) != v))
-            raise InputError(f"--resume: cannot continue the stopped run in {self.partial}: {what}; "
+        from offline_eval.provenance import differences
+
+        if not isinstance(then, dict):
+            what = "its run record is missing or unreadable"
+        elif then.get("input_sha256") != now["input_sha256"]:
+            what = "the input file changed"
+        else:
+            diffs = differences(then.get("options", {}), json.loads(json.dumps(now["options"])))
+            what = "the options or models differ: " + "; ".join(diffs) if diffs else ""
+        if what:
+            raise InputError(f"--resume: cannot continue the stopped run in {self._tmp}: {what}; "
                              "run without --resume to start again", path=str(self.path))
-        data = self.partial.read_bytes()
+        data = self._tmp.read_bytes()
         keep = data[: data.rfind(b"\n") + 1]  # a torn last line (a kill mid-write) is dropped
         if len(keep) != len(data):
-            with self.partial.open("r+b") as fh:
+            with self._tmp.open("r+b") as fh:
                 fh.truncate(len(keep))
         return [str(json.loads(line)["id"]) for line in keep.decode("utf-8").splitlines() if line]
 
@@ -139,23 +130,24 @@ class ResumableWriter:
         return n
 
     def write(self, row: Mapping[str, Any]) -> None:
-        if self._fh is None or not self._started:
-            raise RuntimeError("use ResumableWriter as a context manager and call start() first")
-        self._fh.write(dumps(row) + "\n")
-        self._fh.flush()
+        if not self._started:
+            raise RuntimeError("call start() before writing")
+        super().write(row)
         self._written += 1
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
-        fh, self._fh = self._fh, None
-        if fh is None or self.path is None:
+        if self._tmp is None:  # standard output or in place
+            super().__exit__(exc_type, *exc)
             return
-        fh.close()
-        if self._target is None:
+        record = self.record
+        if exc_type is None:  # the partial file replaces the output
+            super().__exit__(exc_type, *exc)
+            record.unlink(missing_ok=True)
             return
-        if exc_type is None:
-            os.replace(self.partial, self._target)
-            self.record.unlink(missing_ok=True)
-        elif self._started and len(self._done) + self._written:
-            kept = len(self._done) + self._written
-            print(f"offline-eval: the {kept} row(s) finished so far are kept in {self.partial}; "
+        if self._fh is not None:  # stopped: the partial file and its record stay
+            self._fh.close()
+        kept = len(self._done) + self._written
+        if self._started and kept:
+            print(f"offline-eval: the {kept} row(s) finished so far are kept in {self._tmp}; "
                   "run the same command with --resume to continue", file=sys.stderr)
+        self._fh, self._tmp = None, None

@@ -11,8 +11,11 @@ from offline_eval.errors import ModelError
 
 BACKENDS = ("onnx", "torch")
 DEVICES = ("cpu", "cuda")
+#: SentencePiece models (DeBERTa-v3, XLM-R, T5): building a tokenizer from one alone needs
+#: the ``sentencepiece`` package
+SPM_FILES = ("spm.model", "sentencepiece.bpe.model", "spiece.model")
 #: files any one of which gives a checkpoint its tokenizer
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spm.model", "sentencepiece.bpe.model", "vocab.json")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", *SPM_FILES, "vocab.json")
 
 
 @runtime_checkable
@@ -87,8 +90,9 @@ def pad_like(tokenizer: Any, encoded: dict[str, list[list[int]]],
 
 def load_tokenizer(src: str | Path) -> Any:
     """The checkpoint's tokenizer, built offline, or a :class:`ModelError` that names the
-    folder, its tokenizer files and, for a SentencePiece model (DeBERTa-v3, XLM-R), the
-    missing ``sentencepiece`` package that converts it."""
+    folder, its tokenizer files and, for a SentencePiece model (:data:`SPM_FILES`), the
+    missing ``sentencepiece`` package that converts it. Every runner that reads a
+    checkpoint folder loads its tokenizer here."""
     import importlib.util
 
     from transformers import AutoTokenizer
@@ -100,7 +104,7 @@ def load_tokenizer(src: str | Path) -> Any:
         found = ", ".join(f for f in TOKENIZER_FILES if (src / f).is_file())
         hint = ""
         if not (src / "tokenizer.json").is_file() and importlib.util.find_spec("sentencepiece") is None \
-                and any((src / f).is_file() for f in ("spm.model", "sentencepiece.bpe.model")):
+                and any((src / f).is_file() for f in SPM_FILES):
             hint = ("; its SentencePiece model needs the `sentencepiece` package to build the "
                     "tokenizer (`pip install sentencepiece`, part of the `models` extra), or ship "
                     "a tokenizer.json with the checkpoint")

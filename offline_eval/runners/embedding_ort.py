@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.runners.base import load_tokenizer
 from offline_eval.runners.embedding import TextEmbedder
 from offline_eval.runners.ort import ONNX_FILES, cpu_workers, make_session, providers_for
 
@@ -46,7 +47,6 @@ class OnnxEmbeddingRunner(TextEmbedder):
                  batch_size: int = 64, max_length: int = 256, threads: int | None = None,
                  parallel_batches: bool | None = None) -> None:
         import onnxruntime as ort
-        from transformers import AutoTokenizer
 
         super().__init__(batch_size, max_length)
         path = Path(path)
@@ -64,7 +64,7 @@ class OnnxEmbeddingRunner(TextEmbedder):
         if providers[0] == "CPUExecutionProvider" and parallel_batches is not False:
             self.workers, threads = cpu_workers(threads), 1
         self.session = make_session(onnx_file, providers, threads, precision)
-        self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self._tokenizer = load_tokenizer(path)
         self.path, self.precision, self.providers = path, precision, providers
         self.input_names = tuple(i.name for i in self.session.get_inputs())
         import json

@@ -190,12 +190,12 @@ def export_embedding_onnx(src: str | Path, dest: str | Path, quantize: bool = Tr
     import shutil
 
     import torch
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel
 
     src, dest = Path(src), Path(dest)
     if not (src / "config.json").is_file() or not (src / "model.safetensors").is_file():
         raise ModelError(f"{src}: expected config.json and model.safetensors to export")
-    tok = AutoTokenizer.from_pretrained(src, local_files_only=True)
+    tok = load_tokenizer(src)
     model = AutoModel.from_pretrained(src, local_files_only=True, use_safetensors=True,
                                       dtype=torch.float32,
                                       attn_implementation="eager").float().eval()

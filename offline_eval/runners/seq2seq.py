@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import batches_by_length, check_backend, pad_like
+from offline_eval.runners.base import batches_by_length, check_backend, load_tokenizer, pad_like
 
 
 class Seq2SeqRunner:
@@ -41,7 +41,7 @@ class Seq2SeqRunner:
                              "refused; re-save with save_pretrained(safe_serialization=True))")
         try:
             import torch
-            from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer
+            from transformers import AutoConfig, AutoModelForSeq2SeqLM
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ModelError("the generative decomposer needs torch and transformers: "
                              "pip install 'offline-eval[models]'") from exc
@@ -50,7 +50,7 @@ class Seq2SeqRunner:
             raise ModelError(f"{self.path}: model_type {config.model_type!r} is not an "
                              "encoder-decoder (seq2seq) model")
         self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        self.tokenizer = load_tokenizer(self.path)
         self.model: Any = AutoModelForSeq2SeqLM.from_pretrained(
             self.path, local_files_only=True, use_safetensors=True).to(device).eval()
         self.device, self.batch_size = device, batch_size

@@ -141,7 +141,7 @@ def test_resume_without_a_stopped_run_starts_from_the_first_row(tmp_path, capsys
     assert "no stopped run to resume" in capsys.readouterr().err
     assert len(out.read_text().splitlines()) == 5
     assert main(["decompose", str(inp), "--resume"]) == 2  # standard output cannot resume
-    assert "--resume needs an output file" in capsys.readouterr().err
+    assert "--resume needs a regular output file" in capsys.readouterr().err
 
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
