@@ -115,7 +115,14 @@ class ResumableWriter(JsonlWriter):
         if len(keep) != len(data):
             with self._tmp.open("r+b") as fh:
                 fh.truncate(len(keep))
-        return [str(json.loads(line)["id"]) for line in keep.decode("utf-8").splitlines() if line]
+        ids = []
+        for n, line in enumerate(keep.decode("utf-8", errors="replace").splitlines(), start=1):
+            try:
+                ids.append(str(json.loads(line)["id"]))
+            except (ValueError, KeyError, TypeError):
+                raise InputError("not a row this command wrote; run without --resume to start "
+                                 "again", path=str(self._tmp), line=n) from None
+        return ids
 
     def start(self, ids: Sequence[Any]) -> int:
         """How many leading inputs are done; checks they are the rows already written."""

@@ -160,3 +160,17 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert not out.exists() and 8 <= kept < len(rows), f"the kill must land mid-run ({kept} rows)"
     assert _run("decompose", inp, out, "--batch-size", "4", "--resume") == 0
     assert out.read_bytes() == ref.read_bytes()
+
+
+def test_a_damaged_partial_file_is_a_clear_error(tmp_path, stop_after, monkeypatch, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["decompose"]))
+    out = tmp_path / "out.jsonl"
+    stop_after(2)
+    assert _run("decompose", inp, out) == 130
+    monkeypatch.undo()
+    partial = tmp_path / ".out.jsonl.partial"
+    partial.write_text(partial.read_text().splitlines()[0] + "\nnot json\n")
+    capsys.readouterr()
+    assert _run("decompose", inp, out, "--resume") == 2
+    assert ".out.jsonl.partial:2: not a row this command wrote" in capsys.readouterr().err
