@@ -72,13 +72,18 @@ class Verdict:
     """The verifier's decision for one claim.
 
     ``probs`` maps NLI labels (entailment/neutral/contradiction) to the
-    probabilities on the deciding passage; ``evidence`` is that passage.
+    probabilities on the deciding window; ``evidence`` is that window, citing its passage
+    and document. ``rule`` names what decided: ``nli`` (the model on that window),
+    ``combiner`` (the calibrated combiner, with the model agreeing), ``numbers`` or
+    ``names`` (a rule that overrode the model; ``reason`` gives both values compared),
+    ``input`` (nothing to score), or None (a verdict read from input).
     """
 
     label: VerdictLabel
     probs: Mapping[str, float] = field(default_factory=dict)
     evidence: Evidence | None = None
     reason: str | None = None
+    rule: str | None = None
 
     @property
     def supported(self) -> bool | None:

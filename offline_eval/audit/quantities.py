@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 # relative tolerance per type; 0 means exact
 TOLERANCE: dict[str, float] = {"money": 0.10, "percent": 0.05, "year": 0.0, "count": 0.05,
@@ -273,3 +274,34 @@ def number_severity(claim: str, passage: str) -> str:
         if same and not any(quantities_match(q, e, tol if tol > 0 else 0.0) for e in same):
             return "far"
     return "near"
+
+
+def far_quantity(claim: str, passages: Sequence[str]) -> tuple[str, list[str], int] | None:
+    """The first claim quantity that is off beyond twice its tolerance from every quantity
+    of the same kind (type and unit family, counted noun) in ``passages``, which are read
+    one at a time (a value is never compared across passages): ``(claim value, evidence
+    values, index of the passage)``, or None. Passages without a comparable quantity are
+    skipped; one passage that matches clears the claim's value.
+
+    >>> far_quantity("Everest is 7,849 metres tall.", ["It is 8,849 m high.", "The Nile."])
+    ('7,849 metres', ['8,849 m'], 0)
+    >>> far_quantity("Everest is 8,849 metres tall.", ["It is 8,848 m high."]) is None
+    True
+    """
+    found: tuple[str, list[str], int] | None = None
+    evs = [extract_quantities(p) for p in passages]
+    for q in extract_quantities(claim):
+        tol = 2 * TOLERANCE.get(q.kind, 0.05)
+        far_at = None
+        for i, ev in enumerate(evs):
+            same = [e for e in ev if comparable(q, e)]
+            if not same:
+                continue
+            if any(quantities_match(q, e, tol) for e in same):
+                far_at = None
+                break
+            if far_at is None:
+                far_at = (q.text, [e.text for e in same], i)
+        if far_at is not None and found is None:
+            found = far_at
+    return found

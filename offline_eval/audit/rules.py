@@ -4,10 +4,14 @@ Per claim (from its verdict, its decisive evidence and the number check):
 
 * ``supported`` -> **correct**, unless a quantity in the claim is off beyond tolerance
   against same-type quantities in the decisive passage -> **incorrect** (number off).
-* ``contradicted`` / ``unverifiable`` -> **correct** when every claim quantity matches the
-  passage (within tolerance or inside a range, e.g. 100 calories vs "70 to 125 calories")
-  and at least :data:`MIN_COVERAGE` of the claim's content words occur in the passage;
-  otherwise **incorrect** (contradicted) or **unverifiable**.
+* ``unverifiable`` -> **correct** when every claim quantity matches the passage (within
+  tolerance or inside a range, e.g. 100 calories vs "70 to 125 calories") and at least
+  :data:`MIN_COVERAGE` of the claim's content words occur in the passage (the named rule
+  "numbers match the evidence within tolerance"); otherwise **unverifiable**.
+* ``contradicted`` -> **incorrect**, unless the same rule holds for a measured quantity
+  (an amount, not only a year, day or ordinal, which another article may share).
+
+The audit verdict differs from the NLI verdict only by a rule named in ``reasons``.
 * A quantity off by more than the tolerance but within twice it -> **partially_correct**.
 * ``inconclusive`` (evidence conflicts) -> **inconclusive**.
 * A relative direction ("east of Oslo") that the passage states otherwise for the same
@@ -57,6 +61,16 @@ _DIRECTION = re.compile(r"\b(north|south|east|west|northeast|northwest|southeast
                         r"(?:the\s+)?([A-Z][\w-]+)", re.I)
 
 
+_DATES = frozenset({"year", "day", "century", "ordinal"})
+
+
+def _measured(claim: str) -> bool:
+    """The claim states an amount (money, a count, a measurement), not only dates."""
+    from offline_eval.audit.quantities import extract_quantities
+
+    return any(q.kind not in _DATES for q in extract_quantities(claim))
+
+
 def direction_conflict(claim: str, passage: str) -> str | None:
     """A relative direction in the claim that the passage states otherwise.
 
@@ -89,7 +103,8 @@ def audit_claim(claim: Claim, core: bool, date: str | None = None) -> ClaimAudit
     elif sev == "far" or (sev == "near" and label == "supported"):
         verdict = "incorrect" if sev == "far" else "partially_correct"
         reasons.append("a number is off beyond tolerance")
-    elif label == "supported" or (sev == "ok" and _coverage(claim.text, passage) >= MIN_COVERAGE):
+    elif label == "supported" or (sev == "ok" and _coverage(claim.text, passage) >= MIN_COVERAGE
+                                  and (label == "unverifiable" or _measured(claim.text))):
         verdict = "correct"
         if label != "supported":
             reasons.append("numbers match the evidence within tolerance")

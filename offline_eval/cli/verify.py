@@ -4,8 +4,15 @@
 Two row formats (they may be mixed):
 
 - ``{"id", "premise", "hypothesis"}`` -> ``{"id", "label", "probs": {label: prob}}``;
-- ``{"id", "claim", "evidence": [str, ...]}`` ->
-  ``{"id", "verdict", "probs", "p_supported", "decisive_evidence", "reason"}``.
+- ``{"id", "claim", "evidence": [...]}`` ->
+  ``{"id", "verdict", "rule", "reason", "p_supported", "probs", "decisive_evidence",
+  "evidence_source"}``. ``evidence`` is a list of strings (one document, in order: a
+  page's lines or passages) or of ``{"id", "text"}`` objects (``title``, ``url``
+  optional; grouped by ``id``, one document each). ``probs`` are those of the window that
+  decided, ``decisive_evidence`` its text and ``evidence_source`` its passage and document.
+
+Claims take the same verdict path as in ``score`` (:meth:`Verifier.judge`): the decision,
+then the number and name rules.
 """
 from __future__ import annotations
 
@@ -45,7 +52,7 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
         unique(rid, line)
         if "claim" in row:
             get_field(row, "claim", str, path=path, line=line)
-            ev = get_field(row, "evidence", list, path=path, line=line, items=str)
+            ev = _evidence(get_field(row, "evidence", list, path=path, line=line), path, line)
             rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
         elif "premise" in row or "hypothesis" in row:
             pair = {"id": rid}
@@ -57,6 +64,26 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
         else:
             raise InputError("a row needs premise+hypothesis or claim+evidence", path=path, line=line)
     return rows
+
+
+def _evidence(items: list, path: str, line: int) -> list:
+    """Evidence strings, or ``{"id", "text"}`` objects checked field by field."""
+    from offline_eval.errors import InputError
+
+    for i, e in enumerate(items):
+        if isinstance(e, str):
+            continue
+        if not isinstance(e, dict):
+            raise InputError(f"expected str or an object with id and text, got {type(e).__name__}",
+                             path=path, line=line, field=f"evidence[{i}]")
+        for name, kinds in (("id", (str, int)), ("text", (str,))):
+            if name not in e or not isinstance(e[name], kinds) or isinstance(e[name], bool):
+                raise InputError(f"needs {name!r} ({' or '.join(k.__name__ for k in kinds)})",
+                                 path=path, line=line, field=f"evidence[{i}].{name}")
+        for name in ("title", "url"):
+            if e.get(name) is not None and not isinstance(e[name], str):
+                raise InputError("expected str", path=path, line=line, field=f"evidence[{i}].{name}")
+    return items
 
 
 def _rounded(probs) -> dict[str, float]:
@@ -96,19 +123,22 @@ def _verify_chunk(verifier: Any, rows: list[tuple[int, str, dict]]) -> list[dict
     """Output rows for ``rows``, in order (pairs and claims each go to the model at once)."""
     pairs = [r for _, kind, r in rows if kind == "pair"]
     claims = [r for _, kind, r in rows if kind == "claim"]
+    from offline_eval.nli.decide import judged_row
+
     pair_out = iter(verifier.classify_pairs([(r["premise"], r["hypothesis"]) for r in pairs]))
-    items = [(r["claim"], r["evidence"]) for r in claims]
-    scores = verifier.score_claims(items)
-    claim_out = iter(zip(scores, (verifier.decide(s, ev) for s, (_, ev) in zip(scores, items))))
+    claim_out = iter(verifier.judge([(r["claim"], r["evidence"]) for r in claims]))
     out = []
     for _, kind, r in rows:
         if kind == "pair":
             probs = next(pair_out)
             out.append({"id": r["id"], "label": max(probs, key=probs.get), "probs": _rounded(probs)})
         else:
-            s, v = next(claim_out)
-            out.append({"id": r["id"], "verdict": v.label, "probs": _rounded(v.probs),
-                        "p_supported": None if s.reason else round(verifier.p_supported(s), 6),
+            j = next(claim_out)
+            v = j.verdict
+            out.append({"id": r["id"], **judged_row(j), "probs": _rounded(v.probs),
                         "decisive_evidence": v.evidence.text if v.evidence else None,
-                        "reason": v.reason})
+                        "evidence_source": None if v.evidence is None else {
+                            "passage_id": v.evidence.passage_id, "doc_id": v.evidence.doc_id,
+                            "title": v.evidence.title, "url": v.evidence.url,
+                            "start": v.evidence.start, "end": v.evidence.end}})
     return out

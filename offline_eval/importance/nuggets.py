@@ -118,10 +118,8 @@ def nugget_supports(verifier: Any, nuggets: Sequence[Nugget], response: str,
     (the verifier chunks it into windows)."""
     if not nuggets:
         return []
-    items = [(n.text, [response]) for n in nuggets]
-    scores = verifier.score_claims(items)
-    return [support_of(verifier.decide(s, ev).label, verifier.p_supported(s) if not s.reason
-                       else 0.0, partial) for s, (_, ev) in zip(scores, items)]
+    judged = verifier.judge([(n.text, [response]) for n in nuggets])
+    return [support_of(j.verdict.label, j.p_supported or 0.0, partial) for j in judged]
 
 
 def recall_metrics(nuggets: Sequence[Nugget]) -> dict[str, Any]:

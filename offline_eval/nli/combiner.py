@@ -63,8 +63,12 @@ class Combiner:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0,
-                 features: Sequence[str] = FEATURE_NAMES, balanced: bool = True) -> Combiner:
+                 features: Sequence[str] = FEATURE_NAMES, balanced: bool = True,
+                 weights: np.ndarray | None = None) -> Combiner:
     """Fit an L2-regularised logistic regression (Newton steps; numpy only).
+
+    ``weights`` (one per row) replace the class balancing: e.g. rows of several sets, each
+    set weighing the same with its classes balanced.
 
     >>> x = np.array([[0.0], [0.2], [0.8], [1.0]]); y = np.array([0, 0, 1, 1])
     >>> c = fit_logistic(x, y, features=("a",))
@@ -77,7 +81,8 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0,
     scale[scale < 1e-9] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     pos = max(y.mean(), 1e-9)
-    w_row = np.where(y > 0.5, 0.5 / pos, 0.5 / max(1 - pos, 1e-9)) if balanced else np.ones(len(y))
+    w_row = (np.asarray(weights, dtype=np.float64) if weights is not None else
+             np.where(y > 0.5, 0.5 / pos, 0.5 / max(1 - pos, 1e-9)) if balanced else np.ones(len(y)))
     w = np.zeros(z.shape[1])
     reg = np.full(z.shape[1], l2)
     reg[-1] = 0.0

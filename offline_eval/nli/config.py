@@ -23,9 +23,14 @@ class VerifyConfig:
     Attributes:
         support: P(supported) (combiner output, or the weakest clause's P(entailment)
             without a combiner) at or above which a claim is ``supported``.
-        contradict: P(contradiction) at or above which a claim that is not supported
-            is ``contradicted`` (shipped: the value maximising balanced accuracy of
-            contradiction vs the rest on held-out NLI pairs).
+        contradict: P(contradiction) at or above which (and above its P(entailment)) the
+            contradicting window of a passage about the claim's subject makes the claim
+            ``contradicted``, checked before support, so coverage never outweighs it (see
+            :mod:`offline_eval.nli.decide`).
+        entail_floor: a claim is ``supported`` only when, besides the combiner, the model
+            itself gives the whole claim P(entailment) >= this on its best window: word
+            coverage may reject a claim the model entails, never accept one it does not.
+            0 (the default for a ``verifier.json`` without the key) leaves the combiner alone.
         strong: when one passage entails with P >= ``strong`` and another contradicts with
             P >= ``strong``, the claim is ``inconclusive`` (shipped: the lowest value at
             which each of the two probabilities picks its label with precision >= 0.95 on
@@ -81,6 +86,7 @@ class VerifyConfig:
 
     support: float = 0.5
     contradict: float = 0.6
+    entail_floor: float = 0.0
     strong: float = 0.9
     conflict_shared_name: bool = True
     top_k: int = 5

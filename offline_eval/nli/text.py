@@ -21,25 +21,32 @@ _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas|although|though)\s+|\s+
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (regex; keeps every character run except the gaps).
+    """Split text into sentences (regex; keeps every character run except the gaps). A line
+    break ends a sentence too (a page given as its lines, a list).
 
     >>> split_sentences("It rained. Then it stopped! OK")
     ['It rained.', 'Then it stopped!', 'OK']
+    >>> split_sentences("Born 1815\\nDied 1852")
+    ['Born 1815', 'Died 1852']
     """
-    return [s.strip() for s in _SENT.split(text.strip()) if s.strip()]
+    return [s.strip() for line in text.strip().split("\n") for s in _SENT.split(line.strip()) if s.strip()]
 
 
 def split_clauses(claim: str, min_words: int = 4) -> list[str]:
     """Split a long claim into clause-level facts (a simple, conservative split).
 
-    Parts shorter than ``min_words`` words are merged back into the previous part.
+    A claim of several sentences (a summary) is split into its sentences first. Parts
+    shorter than ``min_words`` words are merged back into the previous part.
 
     >>> split_clauses("He was born in Paris in 1990, and he moved to Rome in 2001.")
     ['He was born in Paris in 1990', 'he moved to Rome in 2001.']
     >>> split_clauses("Short claim.")
     ['Short claim.']
+    >>> split_clauses("The mill opened in 1820. It closed in 1901 after a fire.")
+    ['The mill opened in 1820.', 'It closed in 1901 after a fire.']
     """
-    parts = [p.strip(" ,") for p in _CLAUSE.split(claim.strip()) if p and p.strip(" ,")]
+    parts = [p.strip(" ,") for sent in split_sentences(claim) for p in _CLAUSE.split(sent)
+             if p and p.strip(" ,")]
     out: list[str] = []
     for p in parts:
         if out and len(p.split()) < min_words:

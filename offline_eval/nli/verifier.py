@@ -13,6 +13,8 @@ import numpy as np
 from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
+from offline_eval.nli.decide import apply_rules, contradiction_features, decide
+from offline_eval.nli.evidence import as_passages
 from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.nli.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
@@ -23,31 +25,50 @@ _CACHE_MAX = 50_000  # remembered token counts / chunkings before the memo is cl
 
 @dataclass(frozen=True)
 class ClaimScores:
-    """Everything the verdict rules look at for one claim (kept for audit and fitting)."""
+    """Everything the verdict rules look at for one claim (kept for audit and fitting).
+
+    Per passage (the top-k, then the assembled window when there is one): ``passage_probs``
+    and ``passage_windows`` are the probabilities and the text of the window that best
+    entails the whole claim; ``passage_con`` is the highest P(contradiction) of the claim or
+    any clause, and ``con_probs`` / ``con_windows`` / ``con_units`` are the probabilities,
+    the window and the claim or clause of that pair."""
 
     features: Mapping[str, float] = field(default_factory=dict)
-    passage_probs: tuple[Mapping[str, float], ...] = ()  # whole claim, best window per passage
-    passage_con: tuple[float, ...] = ()  # best P(contradiction) of claim or any clause, per passage
+    passage_probs: tuple[Mapping[str, float], ...] = ()
+    passage_con: tuple[float, ...] = ()
     clauses: tuple[str, ...] = ()
     reason: str | None = None
     passage_features: tuple[Mapping[str, float], ...] = ()  # the features on each passage alone
     assembled: Assembled | None = None  # the assembled window, read as one more passage (last)
+    passage_windows: tuple[str, ...] = ()
+    con_probs: tuple[Mapping[str, float], ...] = ()
+    con_windows: tuple[str, ...] = ()
+    con_units: tuple[str, ...] = ()
 
 
-def _as_evidence(items: Sequence[Any]) -> list[Evidence]:
-    out = []
-    for i, e in enumerate(items):
-        out.append(e if isinstance(e, Evidence) else Evidence(passage_id=str(i), text=str(e)))
-    return out
+@dataclass(frozen=True)
+class Judged:
+    """A claim's verdict with the scores it came from (``p_supported``: the combiner's
+    output, None when nothing was scored)."""
+
+    verdict: Verdict
+    scores: ClaimScores
+    p_supported: float | None
 
 
-def _read(evidence: Sequence[Any], top_k: int, s: "ClaimScores") -> list[Evidence]:
-    """The passages a claim's scores index: the top-k, then the assembled window."""
-    ev = _as_evidence(list(evidence)[:top_k])
+def read_passages(evidence: Sequence[Any], top_k: int, s: "ClaimScores") -> list[Evidence]:
+    """The passages a claim's scores index: the top-k, then the assembled window, which
+    names the document it was drawn from (its title, url and doc_id when it has one)."""
+    ev = as_passages(evidence, top_k)
     if s.assembled is not None:
         a = s.assembled
+        first = next((e for e in ev if e.passage_id in a.sources), None)
+        docs = list(dict.fromkeys((e.doc_id or e.passage_id) for e in ev if e.passage_id in a.sources))
         ev.append(Evidence(passage_id="assembled:" + "+".join(a.sources), text=a.text,
-                           title=f"{a.sentences} sentence(s) assembled from the evidence"))
+                           doc_id="+".join(docs) if docs else None,
+                           title=(first.title if first is not None and first.title else
+                                  f"{a.sentences} sentence(s) assembled from {', '.join(docs) or 'the evidence'}"),
+                           url=first.url if first is not None else None))
     return ev
 
 
@@ -113,12 +134,12 @@ class Verifier:
         own, and the pool whose sentences cover the most claim words gives the window.
         """
         cfg = self.config
-        jobs: list[tuple[int, int, int, str, str]] = []
-        gated: list[tuple[int, int, int]] = []
+        jobs: list[tuple[int, int, int, int, str, str]] = []
+        gated: list[tuple[int, int, int, int]] = []
         plans: list[tuple[list[str], list[list[str]], Assembled | None, list[str]] | str] = []
         for ci, (claim, evidence) in enumerate(items):
             claim = (claim or "").strip()
-            evs = _as_evidence(list(evidence)[: cfg.top_k])
+            evs = as_passages(evidence, cfg.top_k)
             passages = [e.text for e in evs]
             if not claim:
                 plans.append("empty claim")
@@ -157,15 +178,15 @@ class Verifier:
                 for pi, ws in enumerate(windows):
                     for wi, w in enumerate(ws):
                         if (pi, wi) in keep:
-                            jobs.append((ci, ui, pi, w, u))
+                            jobs.append((ci, ui, pi, wi, w, u))
                         else:
-                            gated.append((ci, ui, pi))
-        probs = self.runner.predict([(w, u) for _, _, _, w, u in jobs]) if jobs else np.zeros((0, len(self.labels)))
-        by_claim: dict[int, list[tuple[int, int, np.ndarray]]] = {}
-        for ci, ui, pi in gated:
-            by_claim.setdefault(ci, []).append((ui, pi, self._neutral))
-        for (ci, ui, pi, _, _), p in zip(jobs, probs):
-            by_claim.setdefault(ci, []).append((ui, pi, p))
+                            gated.append((ci, ui, pi, wi))
+        probs = self.runner.predict([(w, u) for *_, w, u in jobs]) if jobs else np.zeros((0, len(self.labels)))
+        by_claim: dict[int, list[tuple[int, int, int, np.ndarray]]] = {}
+        for ci, ui, pi, wi in gated:
+            by_claim.setdefault(ci, []).append((ui, pi, wi, self._neutral))
+        for (ci, ui, pi, wi, _, _), p in zip(jobs, probs):
+            by_claim.setdefault(ci, []).append((ui, pi, wi, p))
         return [self._aggregate(items[ci][0].strip(), plan, by_claim.get(ci, []))
                 if not isinstance(plan, str) else ClaimScores(reason=plan)
                 for ci, plan in enumerate(plans)]
@@ -187,20 +208,26 @@ class Verifier:
         return set(passing)
 
     def _aggregate(self, claim: str, plan: tuple[list[str], list[list[str]], Assembled | None, list[str]],
-                   rows: list[tuple[int, int, np.ndarray]]) -> ClaimScores:
+                   rows: list[tuple[int, int, int, np.ndarray]]) -> ClaimScores:
         units, windows, assembled, covered = plan
         n_p = len(windows)
         contiguous = windows[:-1] if assembled is not None else windows
         ent = np.zeros((len(units), n_p))
-        con = np.zeros(n_p)
-        best: list[np.ndarray] = [np.zeros(len(self.labels)) for _ in range(n_p)]
-        for ui, pi, p in rows:
+        con = np.full(n_p, -1.0)
+        zero = np.zeros(len(self.labels))
+        best: list[np.ndarray] = [zero] * n_p
+        best_w = [""] * n_p
+        con_p: list[np.ndarray] = [zero] * n_p
+        con_w, con_u = [""] * n_p, [""] * n_p
+        for ui, pi, wi, p in rows:
             if p[self._ent] >= ent[ui, pi]:
                 ent[ui, pi] = p[self._ent]
                 if ui == 0:
-                    best[pi] = p
-            if self._con is not None:
-                con[pi] = max(con[pi], float(p[self._con]))
+                    best[pi], best_w[pi] = p, windows[pi][wi]
+            c = float(p[self._con]) if self._con is not None else 0.0
+            if c > con[pi]:
+                con[pi], con_p[pi], con_w[pi], con_u[pi] = c, p, windows[pi][wi], units[ui]
+        con = np.maximum(con, 0.0)
         feats = {"ent_full": float(ent[0].max()),
                  "ent_split": float(ent[1:].max(axis=1).min()) if len(units) > 1 else float(ent[0].max()),
                  "con_max": float(con.max())}
@@ -211,8 +238,13 @@ class Verifier:
         per = tuple({"ent_full": float(ent[0, i]),
                      "ent_split": float(ent[1:, i].min()) if len(units) > 1 else float(ent[0, i]),
                      "con_max": float(con[i]), **coverage(claim, windows[i])} for i in range(n_p))
-        return ClaimScores(feats, tuple({l: float(b[j]) for j, l in enumerate(self.labels)} for b in best),
-                           tuple(float(c) for c in con), tuple(units[1:]), None, per, assembled)
+        feats.update(contradiction_features(per, con_p, self._ent, self._con))
+        per = tuple({**f, **contradiction_features([f], [con_p[i]], self._ent, self._con)}
+                    for i, f in enumerate(per))
+        as_dict = lambda b: {l: float(b[j]) for j, l in enumerate(self.labels)}  # noqa: E731
+        return ClaimScores(feats, tuple(as_dict(b) for b in best), tuple(float(c) for c in con),
+                           tuple(units[1:]), None, per, assembled, tuple(best_w),
+                           tuple(as_dict(b) for b in con_p), tuple(con_w), tuple(con_u))
 
     def p_supported(self, s: ClaimScores) -> float:
         """The combiner's P(supported), or the weakest clause's P(entailment) without one."""
@@ -220,76 +252,30 @@ class Verifier:
         return c.predict_one(s.features) if c else s.features["ent_split"]
 
     def decide(self, s: ClaimScores, evidence: Sequence[Any]) -> Verdict:
-        """Apply the verdict rules (see :class:`VerifyConfig`)."""
-        cfg = self.config
-        if s.reason:
-            return Verdict("unverifiable", reason=s.reason)
-        ev = _read(evidence, cfg.top_k, s)
-        ents = [p.get("entailment", 0.0) for p in s.passage_probs]
-        pe, pc = int(np.argmax(ents)), int(np.argmax(s.passage_con))
-        pk = self._conflicting(s, pc)
-        if ents[pe] >= cfg.strong and pk is not None and s.passage_con[pk] >= cfg.strong and pe != pk:
-            return Verdict("inconclusive", dict(s.passage_probs[pe]), ev[pe],
-                           reason=f"passage {ev[pe].passage_id} entails, passage {ev[pk].passage_id} contradicts")
-        if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
-            pe = int(np.argmax([cfg.combiner.predict_one(f) for f in s.passage_features]))
-        if self.p_supported(s) >= cfg.support:
-            return Verdict("supported", dict(s.passage_probs[pe]), ev[pe])
-        if s.passage_con[pc] >= cfg.contradict:
-            return Verdict("contradicted", dict(s.passage_probs[pc]), ev[pc])
-        return Verdict("unverifiable", dict(s.passage_probs[pe]), ev[pe],
-                       reason="no evidence passage entails the claim")
+        """The NLI decision alone, before the number and name rules (see :mod:`offline_eval.nli.decide`)."""
+        return decide(s, read_passages(evidence, self.config.top_k, s), self.config, self.p_supported(s))
 
-    def _conflicting(self, s: ClaimScores, pc: int) -> int | None:
-        """The passage that may make a claim ``inconclusive``: the most contradicting one,
-        among those naming something the claim names when ``conflict_shared_name`` is on."""
-        if not self.config.conflict_shared_name or not s.passage_features:
-            return pc
-        named = [i for i, f in enumerate(s.passage_features) if f.get("cov_entity", 1.0) > 0.0]
-        return max(named, key=lambda i: (s.passage_con[i], -i)) if named else None
+    def judge(self, items: Sequence[tuple[str, Sequence[Any]]],
+              pools: Sequence[Sequence[Any]] | None = None) -> list[Judged]:
+        """The one verdict path: scores, the decision, then the number and name rules, for
+        ``(claim, evidence)`` pairs (evidence: str, ``{"id", "text"}`` or Evidence; see
+        :mod:`offline_eval.nli.evidence`). Every command and stage that needs a claim's
+        verdict comes here."""
+        return [self.finish(claim, ev, s) for s, (claim, ev) in zip(self.score_claims(items, pools), items)]
+
+    def finish(self, claim: str, evidence: Sequence[Any], s: ClaimScores) -> Judged:
+        """The verdict of one scored claim: the decision, then the rules."""
+        if s.reason:
+            return Judged(Verdict("unverifiable", reason=s.reason, rule="input"), s, None)
+        p = self.p_supported(s)
+        passages = read_passages(evidence, self.config.top_k, s)
+        v = decide(s, passages, self.config, p)
+        v = apply_rules(claim or "", s, passages, v, self.config)
+        return Judged(v, s, p)
 
     def verify_many(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[Verdict]:
-        """Verdicts for ``(claim, evidence)`` pairs; evidence is str or Evidence."""
-        scores = self.score_claims(items)
-        out = [self.decide(s, ev) for s, (_, ev) in zip(scores, items)]
-        if self.config.check_numbers:  # supported across passages: check against all of them
-            out = [self._check_numbers(claim, ev, v) for v, (claim, ev) in zip(out, items)]
-        if self.config.check_names:  # the deciding passage, then passages about the claim's names
-            out = [self._check_names(claim, ev, v) for v, (claim, ev) in zip(out, items)]
-        return out
-
-    def _check_names(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
-        """A supported verdict is contradicted when its deciding passage names someone or
-        something else in the claim's slot, or when a passage titled with another name of
-        the claim does (see :attr:`VerifyConfig.check_names`)."""
-        from offline_eval.nli.substitution import find_substitution
-
-        if verdict.label != "supported" or verdict.evidence is None:
-            return verdict
-        deciding = verdict.evidence
-        others = [e for e in _as_evidence(list(evidence)[: self.config.top_k])
-                  if e.title and e.passage_id != deciding.passage_id]
-        for ev, anchored_only in [(deciding, False)] + [(e, True) for e in others]:
-            sub = find_substitution(claim or "", ev.text, title=ev.title,
-                                    anchored_only=anchored_only)
-            if sub is not None:
-                return Verdict("contradicted", dict(verdict.probs), ev,
-                               reason=f"the claim names {sub.claim_name!r} where the evidence "
-                                      f"names {sub.passage_name!r}")
-        return verdict
-
-    def _check_numbers(self, claim: str, evidence: Sequence[Any], verdict: Verdict) -> Verdict:
-        """A supported verdict whose numbers are far from every number of the same kind
-        in the evidence read is contradicted (see :attr:`VerifyConfig.check_numbers`)."""
-        from offline_eval.audit.quantities import number_severity
-
-        if verdict.label != "supported":
-            return verdict
-        text = " ".join(e.text for e in _as_evidence(list(evidence)[: self.config.top_k]))
-        if number_severity(claim or "", text) != "far":
-            return verdict
-        return Verdict("contradicted", dict(verdict.probs), verdict.evidence,
-                       reason="a number is off beyond tolerance from the evidence")
+        """Verdicts for ``(claim, evidence)`` pairs (see :meth:`judge`)."""
+        return [j.verdict for j in self.judge(items)]
 
     def verify(self, claim: str, evidence: Sequence[Any]) -> Verdict:
         """One claim against its evidence passages (best first)."""

@@ -34,7 +34,9 @@ def test_verify_both_row_formats(tiny_model, tmp_path, backend):
     assert set(rows[0]["probs"]) == {"entailment", "neutral", "contradiction"}
     assert abs(sum(rows[0]["probs"].values()) - 1) < 1e-6
     assert rows[1]["verdict"] in ("supported", "contradicted", "unverifiable", "inconclusive")
-    assert rows[1]["decisive_evidence"] in ROWS[1]["evidence"]
+    # plain evidence strings are one document; the decisive evidence is the window that decided
+    assert rows[1]["decisive_evidence"] in " ".join(e.strip() for e in ROWS[1]["evidence"])
+    assert rows[1]["evidence_source"]["doc_id"] == "evidence"
     assert rows[2]["verdict"] == "unverifiable" and rows[2]["reason"] == "empty claim"
 
 

@@ -11,6 +11,11 @@ from offline_eval.nli.verifier import Verifier
 from offline_eval.types import Claim, Evidence
 
 
+def passages(*texts: str) -> tuple[Evidence, ...]:
+    """Separate passages (plain strings for one claim are one document)."""
+    return tuple(Evidence(str(i), t) for i, t in enumerate(texts))
+
+
 def test_empty_claim_or_evidence_is_unverifiable_with_reason(fake_runner):
     v = Verifier(fake_runner)
     empty_claim = v.verify("  ", ["the cat sat"])
@@ -24,14 +29,14 @@ def test_empty_claim_or_evidence_is_unverifiable_with_reason(fake_runner):
 
 def test_supported_contradicted_unverifiable_inconclusive(fake_runner):
     v = Verifier(fake_runner, VerifyConfig(split_claims=False))
-    sup = v.verify("the cat sat", ["dogs bark", "the cat sat on the mat"])
+    sup = v.verify("the cat sat", passages("dogs bark", "the cat sat on the mat"))
     assert sup.label == "supported" and sup.evidence.text == "the cat sat on the mat"
     assert sup.probs["entailment"] > 0.9
     con = v.verify("the cat not sat", ["the cat sat"])
     assert con.label == "contradicted"
     unv = v.verify("the dog ran", ["the cat sat"])
     assert unv.label == "unverifiable" and unv.evidence is not None
-    inc = v.verify("the cat not sat", ["the cat not sat", "the cat sat"])
+    inc = v.verify("the cat not sat", passages("the cat not sat", "the cat sat"))
     assert inc.label == "inconclusive"
 
 
@@ -58,13 +63,13 @@ def test_a_passage_naming_nothing_of_the_claim_cannot_make_it_inconclusive(fake_
     runner = _OffTopicContradicts(fake_runner)
     cfg = VerifyConfig(split_claims=False)
     off_topic = "the nutria is a member of the family of rodents"
-    assert Verifier(runner, cfg).verify(claim, [own, off_topic]).label == "supported"
+    assert Verifier(runner, cfg).verify(claim, passages(own, off_topic)).label == "supported"
     old_rule = VerifyConfig(split_claims=False, conflict_shared_name=False)
-    assert Verifier(runner, old_rule).verify(claim, [own, off_topic]).label == "inconclusive"
+    assert Verifier(runner, old_rule).verify(claim, passages(own, off_topic)).label == "inconclusive"
     # a passage that names the claim's subject still counts as a conflict, even when an
     # off-topic passage "contradicts" more strongly
     on_topic = "the nutria is not a member of the family Cactaceae"
-    verdict = Verifier(runner, cfg).verify(claim, [own, off_topic, on_topic])
+    verdict = Verifier(runner, cfg).verify(claim, passages(own, off_topic, on_topic))
     assert verdict.label == "inconclusive" and verdict.reason.endswith("passage 2 contradicts")
 
 
@@ -73,7 +78,7 @@ def test_claim_split_requires_every_clause(fake_runner):
     claim = "he was born in paris in 1990, and he moved to rome in 2001"
     assert len(split_clauses(claim)) == 2
     half = v.verify(claim, ["he was born in paris in 1990"])
-    both = v.verify(claim, ["he was born in paris in 1990", "later he moved to rome in 2001"])
+    both = v.verify(claim, passages("he was born in paris in 1990", "later he moved to rome in 2001"))
     assert half.label == "unverifiable"
     assert both.label == "supported"
 
@@ -141,7 +146,7 @@ def test_decisive_passage_is_the_one_the_combiner_prefers():
 
     comb = Combiner(("cov_content",), (5.0,), 0.0, (0.5,), (0.25,))
     v = Verifier(Flat(), VerifyConfig(combiner=comb, support=0.5, split_claims=False))
-    verdict = v.verify("the museum opened in lyon", ["a river flows", "the museum opened in lyon in 1990"])
+    verdict = v.verify("the museum opened in lyon", passages("a river flows", "the museum opened in lyon in 1990"))
     assert verdict.label == "supported"
     assert verdict.evidence.text == "the museum opened in lyon in 1990"
 
@@ -150,13 +155,13 @@ def test_overlap_gate_skips_unrelated_windows_and_counts_them_neutral(fake_runne
     claim = "The bridge opened in 1932."
     related, unrelated = "The bridge opened in 1932 after years of work.", "Cats sleep most of the day."
     gated = Verifier(fake_runner, VerifyConfig(min_overlap=0.3, split_claims=False))
-    v = gated.verify(claim, [unrelated, related])
+    v = gated.verify(claim, passages(unrelated, related))
     assert v.label == "supported" and v.evidence.passage_id == "1"
     assert [p for p, _ in fake_runner.seen] == [related]  # the cat passage never reached the model
-    s = gated.score_claims([(claim, [unrelated, related])])[0]
+    s = gated.score_claims([(claim, passages(unrelated, related))])[0]
     assert s.passage_probs[0] == {"entailment": 0.0, "neutral": 1.0, "contradiction": 0.0}
     fake_runner.seen.clear()
-    Verifier(fake_runner, VerifyConfig(split_claims=False)).verify(claim, [unrelated, related])
+    Verifier(fake_runner, VerifyConfig(split_claims=False)).verify(claim, passages(unrelated, related))
     assert len(fake_runner.seen) == 2  # no gate by default
 
 
@@ -165,12 +170,12 @@ def test_max_windows_sends_only_the_best_covered_windows(fake_runner):
     best, second = "The old stone bridge opened in 1932.", "The stone bridge opened to traffic."
     weak = "A bridge crosses the river."
     capped = Verifier(fake_runner, VerifyConfig(max_windows=2, split_claims=False))
-    v = capped.verify(claim, [weak, second, best])
+    v = capped.verify(claim, passages(weak, second, best))
     assert v.label == "supported" and v.evidence.passage_id == "2"
     assert [p for p, _ in fake_runner.seen] == [second, best]  # reading order kept; weakest skipped
     fake_runner.seen.clear()
     tie = Verifier(fake_runner, VerifyConfig(max_windows=1, split_claims=False))
-    tie.verify("The bridge opened.", ["The bridge opened in May.", "The bridge opened in June."])
+    tie.verify("The bridge opened.", passages("The bridge opened in May.", "The bridge opened in June."))
     assert [p for p, _ in fake_runner.seen] == ["The bridge opened in May."]  # a tie goes to the first
 
 
@@ -222,7 +227,8 @@ def test_a_supported_claim_with_a_far_off_number_is_contradicted(fake_runner):
     fake = type(fake_runner)()
     fake.predict = lambda pairs: np.array([[0.95, 0.03, 0.02]] * len(pairs))  # NLI misses the number
     v = Verifier(fake, VerifyConfig(split_claims=False)).verify(claim, [passage])
-    assert v.label == "contradicted" and "number" in v.reason
+    assert v.label == "contradicted" and v.rule == "numbers"
+    assert "'18.2 million'" in v.reason and "'9.1 million'" in v.reason  # both values compared
     assert Verifier(fake, VerifyConfig(split_claims=False)).verify(passage, [passage]).label == "supported"
     off = Verifier(fake, VerifyConfig(split_claims=False, check_numbers=False))
     assert off.verify(claim, [passage]).label == "supported"

@@ -1,0 +1,164 @@
+"""The verdict of one scored claim: a contradiction-aware decision, then the rules.
+
+Order (each step is named in :attr:`Verdict.rule`):
+
+1. **Contradiction first** (``nli``). A passage *about the claim's subject* (it names one of
+   the claim's names, or the claim names none) whose contradicting window has
+   P(contradiction) >= ``contradict`` and above its P(entailment) makes the claim
+   ``contradicted``. Word coverage never outweighs it. When another passage entails the
+   claim with P >= ``strong`` while this one contradicts with P >= ``strong``, the claim is
+   ``inconclusive`` instead.
+2. **Support** (``combiner``). The calibrated combiner's P(supported) >= ``support`` *and*
+   the model itself leaning to entailment: the whole claim's best window has
+   P(entailment) >= ``entail_floor``. Coverage may reject a claim the model entails (a
+   missing fact), but it cannot accept one the model does not.
+3. Otherwise ``unverifiable`` (not enough evidence).
+
+Then, on a supported verdict only, the **number** and **name** rules (``numbers``,
+``names``), each comparing the claim with passages about its subject and reporting both
+values it compared. The reported probabilities are always those of the window that decided.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+from offline_eval.types import Evidence, Verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from offline_eval.nli.config import VerifyConfig
+    from offline_eval.nli.verifier import ClaimScores
+
+
+def named(passage_features: Sequence[Mapping[str, float]]) -> list[int]:
+    """Indices of the passages about the claim's subject: those naming one of its names
+    (``cov_entity`` > 0; a claim with no names scores 1.0 on every passage)."""
+    return [i for i, f in enumerate(passage_features) if f.get("cov_entity", 1.0) > 0.0]
+
+
+def contradiction_features(per: Sequence[Mapping[str, float]], con_probs: Sequence[np.ndarray],
+                           ent: int, con: int | None) -> dict[str, float]:
+    """``con_named``: the highest P(contradiction) on a passage about the claim's subject;
+    ``margin_named``: P(contradiction) - P(entailment) on that window (0.0 when none)."""
+    idx = named(per)
+    if con is None or not idx:
+        return {"con_named": 0.0, "margin_named": 0.0}
+    k = max(idx, key=lambda i: (float(con_probs[i][con]), -i))
+    p = con_probs[k]
+    return {"con_named": float(p[con]), "margin_named": float(p[con] - p[ent])}
+
+
+def cite(passage: Evidence, window: str) -> Evidence:
+    """``passage`` narrowed to the ``window`` of it that decided: its text, with offsets
+    when the window is found in the passage (relative to the passage's own start)."""
+    if not window or window == passage.text:
+        return passage
+    at = passage.text.find(window)
+    if at < 0:
+        return replace(passage, text=window)
+    base = passage.start or 0
+    return replace(passage, text=window, start=base + at, end=base + at + len(window))
+
+
+def _contradicting(s: "ClaimScores", cfg: "VerifyConfig") -> int | None:
+    idx = named(s.passage_features) if cfg.conflict_shared_name and s.passage_features \
+        else list(range(len(s.passage_con)))
+    return max(idx, key=lambda i: (s.passage_con[i], -i)) if idx else None
+
+
+def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
+           p_supported: float) -> Verdict:
+    """The decision of steps 1-3 (see the module docstring)."""
+    if s.reason:
+        return Verdict("unverifiable", reason=s.reason, rule="input")
+    ents = [p.get("entailment", 0.0) for p in s.passage_probs]
+    pe = int(np.argmax(ents))
+    pk = _contradicting(s, cfg)
+    if pk is not None:
+        ck = s.con_probs[pk] if s.con_probs else s.passage_probs[pk]
+        pc = ck.get("contradiction", 0.0)
+        if pc >= cfg.contradict and pc > ck.get("entailment", 0.0):
+            if ents[pe] >= cfg.strong and pc >= cfg.strong and pe != pk:
+                return Verdict("inconclusive", dict(s.passage_probs[pe]),
+                               cite(passages[pe], s.passage_windows[pe] if s.passage_windows else ""),
+                               reason=f"passage {passages[pe].passage_id} entails, passage "
+                                      f"{passages[pk].passage_id} contradicts", rule="nli")
+            unit = s.con_units[pk] if s.con_units else ""
+            what = f"its part {unit!r}" if unit in s.clauses else "the claim"
+            return Verdict("contradicted", dict(ck),
+                           cite(passages[pk], s.con_windows[pk] if s.con_windows else ""),
+                           reason=f"P(contradiction) {pc:.2f} of {what} on a passage about its subject",
+                           rule="nli")
+    if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
+        pe = int(np.argmax([cfg.combiner.predict_one(f) for f in s.passage_features]))
+    window = s.passage_windows[pe] if s.passage_windows else ""
+    if p_supported >= cfg.support and s.features.get("ent_full", 0.0) >= cfg.entail_floor:
+        return Verdict("supported", dict(s.passage_probs[pe]), cite(passages[pe], window),
+                       rule="combiner" if cfg.combiner else "nli")
+    why = ("no evidence passage entails the claim" if p_supported < cfg.support else
+           f"the model does not entail it (P(entailment) {s.features.get('ent_full', 0.0):.2f} "
+           f"< {cfg.entail_floor:g}) though the words are covered")
+    return Verdict("unverifiable", dict(s.passage_probs[pe]), cite(passages[pe], window),
+                   reason=why, rule="nli" if p_supported >= cfg.support else
+                   ("combiner" if cfg.combiner else "nli"))
+
+
+def apply_rules(claim: str, s: "ClaimScores", passages: Sequence[Evidence], verdict: Verdict,
+                cfg: "VerifyConfig") -> Verdict:
+    """The number and name rules on a supported verdict (see :class:`VerifyConfig`)."""
+    if verdict.label != "supported" or verdict.evidence is None:
+        return verdict
+    about = [passages[i] for i in (named(s.passage_features) if s.passage_features
+                                   else range(len(passages))) if i < len(passages)]
+    if cfg.check_numbers:
+        v = _check_numbers(claim, verdict, about)
+        if v is not verdict:
+            return v
+    if cfg.check_names:
+        return _check_names(claim, verdict, passages)
+    return verdict
+
+
+def _check_numbers(claim: str, verdict: Verdict, about: Sequence[Evidence]) -> Verdict:
+    """Supported, but a number of the claim is far (beyond twice its tolerance) from every
+    number of the same kind (type, unit, counted noun) in the deciding window and the
+    passages about the claim's subject: contradicted, naming both values."""
+    from offline_eval.audit.quantities import far_quantity
+
+    texts = [verdict.evidence.text] + [e.text for e in about if e.text != verdict.evidence.text]
+    hit = far_quantity(claim, texts)
+    if hit is None:
+        return verdict
+    q, found, i = hit
+    ev = verdict.evidence if i == 0 else [e for e in about if e.text != verdict.evidence.text][i - 1]
+    return Verdict("contradicted", dict(verdict.probs), ev, rule="numbers",
+                   reason=f"the claim says {q!r} where the evidence says "
+                          f"{', '.join(repr(f) for f in found)} (beyond tolerance)")
+
+
+def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
+    """Supported, but the deciding window names Y in the claim's slot for X, or a passage
+    titled with another name of the claim does: contradicted, naming both."""
+    from offline_eval.nli.substitution import find_substitution
+
+    deciding = verdict.evidence
+    if deciding is None:
+        return verdict
+    others = [e for e in passages if e.title and e.passage_id != deciding.passage_id
+              and not e.passage_id.startswith("assembled:")]
+    for ev, anchored_only in [(deciding, False)] + [(e, True) for e in others]:
+        sub = find_substitution(claim, ev.text, title=ev.title, anchored_only=anchored_only)
+        if sub is not None:
+            return Verdict("contradicted", dict(verdict.probs), ev, rule="names",
+                           reason=f"the claim names {sub.claim_name!r} where the evidence "
+                                  f"names {sub.passage_name!r}")
+    return verdict
+
+
+def judged_row(j: Any) -> dict[str, Any]:
+    """The fields a verdict adds to an output row (``verify`` and ``score`` share them)."""
+    v = j.verdict
+    return {"verdict": v.label, "rule": v.rule, "reason": v.reason,
+            "p_supported": None if j.p_supported is None else round(float(j.p_supported), 6)}

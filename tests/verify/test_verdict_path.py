@@ -1,0 +1,143 @@
+"""One verdict path (CLI, API, the verify stage), contradiction-aware decisions, evidence of
+any granularity, and rules in their frame; self-written sentences, stand-in runners."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from offline_eval.cli import main
+from offline_eval.nli.combiner import Combiner
+from offline_eval.nli.config import VerifyConfig, load_config
+from offline_eval.nli.verifier import Verifier
+from offline_eval.stages.verify import Verify
+from offline_eval.types import Claim, Evidence, Item, ResponseResult
+
+
+class EntailAll:
+    """A stand-in runner that entails every pair: only the rules can then say otherwise."""
+
+    labels = ("entailment", "neutral", "contradiction")
+
+    def predict(self, pairs):
+        return np.array([[0.96, 0.02, 0.02]] * len(pairs))
+
+
+ROWS = [
+    {"id": "everest", "claim": "Everest is 7,849 metres tall.",
+     "evidence": ["Mount Everest is Earth's highest mountain.", "Everest is 8,849 metres tall."]},
+    {"id": "mill", "claim": "The old mill was designed by Tom Hale, who lived in Leeds.",
+     "evidence": ["The old mill was designed by Ada Brook, who lived in Leeds."]},
+    {"id": "fine", "claim": "The bridge opened in 1932.",
+     "evidence": [{"id": "d1", "text": "The bridge opened in 1932.", "title": "Bridge"}]},
+    {"id": "empty", "claim": "The bridge opened in 1932.", "evidence": []},
+]
+
+
+def test_cli_and_api_give_the_same_verdicts_rules_included(tiny_model, tmp_path, monkeypatch):
+    import offline_eval.runners.load as load
+
+    monkeypatch.setattr(load, "load_runner", lambda *a, **k: EntailAll())
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    assert main(["verify", str(src), "-o", str(out), "--nli-model", str(tiny_model)]) == 0
+    cli = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    api = Verifier(EntailAll(), load_config(tiny_model)).judge([(r["claim"], r["evidence"]) for r in ROWS])
+    for row, j in zip(ROWS, api):
+        got = cli[row["id"]]
+        assert (got["verdict"], got["rule"], got["reason"]) == (j.verdict.label, j.verdict.rule, j.verdict.reason)
+        assert got["decisive_evidence"] == (j.verdict.evidence.text if j.verdict.evidence else None)
+    assert cli["everest"]["verdict"] == "contradicted" and cli["everest"]["rule"] == "numbers"
+    assert "'7,849 metres'" in cli["everest"]["reason"] and "'8,849 metres'" in cli["everest"]["reason"]
+    assert cli["mill"]["verdict"] == "contradicted" and cli["mill"]["rule"] == "names"
+    assert cli["fine"]["verdict"] == "supported"
+    assert cli["fine"]["evidence_source"]["doc_id"] == "d1" and cli["fine"]["evidence_source"]["title"] == "Bridge"
+    assert cli["empty"]["verdict"] == "unverifiable" and cli["empty"]["reason"] == "no evidence"
+    # the verify stage of `score` reaches claims through the same path
+    claims = tuple(Claim(r["id"], r["claim"], evidence=tuple(
+        e if isinstance(e, Evidence) else Evidence(str(i), e if isinstance(e, str) else e["text"])
+        for i, e in enumerate(r["evidence"]))) for r in ROWS[:2])
+    rec = Verify(runner=EntailAll(), config=load_config(tiny_model))([ResponseResult(Item("q", "", ""), claims=claims)])[0]
+    assert [(c.verdict.label, c.verdict.rule) for c in rec.claims] == [("contradicted", "numbers"), ("contradicted", "names")]
+
+
+def test_bad_evidence_objects_name_line_and_field(tiny_model, tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": 1, "claim": "x", "evidence": ["ok"]}) + "\n" +
+                   json.dumps({"id": 2, "claim": "x", "evidence": ["ok", {"id": "a"}]}) + "\n")
+    with pytest.raises(Exception) as err:
+        from offline_eval.cli.verify import _rows
+        _rows(str(src))
+    assert f"{src}:2" in str(err.value) and "evidence[1].text" in str(err.value)
+
+
+class ByWords:
+    """Contradicts (0.9) when the premise says 'never'; else entails when every word of the
+    hypothesis is in the premise."""
+
+    labels = ("entailment", "neutral", "contradiction")
+
+    def predict(self, pairs):
+        out = []
+        for p, h in pairs:
+            pw, hw = set(p.lower().replace(".", " ").split()), set(h.lower().replace(".", " ").split())
+            if "never" in pw:
+                out.append([0.05, 0.05, 0.9])
+            else:
+                out.append([0.95, 0.03, 0.02] if hw <= pw else [0.04, 0.94, 0.02])
+        return np.array(out)
+
+
+def test_lines_passages_and_one_document_give_the_same_verdict():
+    claim = "Ada Brook was born in Leeds in 1820 and she designed the mill in 1851."
+    lines = ["Ada Brook was an English architect.", "She was born in Leeds in 1820.",
+             "Ada Brook designed the mill in 1851.", "She died in 1890."]
+    v = Verifier(ByWords(), VerifyConfig(split_claims=False))
+    as_lines = v.verify(claim, lines)
+    as_doc = v.verify(claim, ["\n".join(lines)])
+    as_objects = v.verify(claim, [{"id": "ada", "text": t} for t in lines])
+    assert as_lines.label == as_doc.label == as_objects.label
+    assert as_lines.probs == as_doc.probs
+    assert as_objects.evidence.doc_id == "ada"
+
+
+def test_a_contradiction_about_the_subject_beats_word_coverage():
+    cover = Combiner(("cov_content",), (8.0,), 0.0, (0.5,), (0.2,))  # reads coverage alone
+    v = Verifier(ByWords(), VerifyConfig(combiner=cover, split_claims=False, support=0.5, contradict=0.6))
+    passage = Evidence("p", "Brask never hosted the games in 1990, the city said.", title="Brask")
+    verdict = v.verify("Brask hosted the games in 1990.", [passage])
+    assert verdict.label == "contradicted" and verdict.rule == "nli"
+    assert verdict.probs["contradiction"] == pytest.approx(0.9)  # the deciding window's probabilities
+    # a passage about something else that "contradicts" cannot decide
+    other = Evidence("q", "Lyon never had a tram in 1990.", title="Lyon")
+    own = Evidence("r", "Brask hosted the games in 1990.", title="Brask")
+    assert v.verify("Brask hosted the games in 1990.", [other, own]).label == "supported"
+
+
+def test_coverage_cannot_accept_against_the_model():
+    cover = Combiner(("cov_content",), (8.0,), 0.0, (0.5,), (0.2,))
+    cfg = VerifyConfig(combiner=cover, split_claims=False, support=0.5, entail_floor=0.5)
+    passage = "The bridge opened to traffic in spring, the council said, in 1932."
+    claim = "The bridge opened in 1932 to traffic, the council said in spring."
+    j = Verifier(ByWords(), cfg).judge([(claim + " Later it closed.", [passage])])[0]
+    assert j.p_supported >= 0.5 and j.verdict.label == "unverifiable"  # words covered, model neutral
+    assert "does not entail" in j.verdict.reason
+    lax = Verifier(ByWords(), VerifyConfig(combiner=cover, split_claims=False, support=0.5))
+    assert lax.verify(claim + " Later it closed.", [passage]).label == "supported"  # the documented default
+
+
+def test_the_number_rule_reads_only_passages_about_the_claims_subject():
+    nile = Evidence("nile", "The Nile is a major river of Africa, flowing north.", title="Nile")
+    meroe = Evidence("meroe", "Meroë lies about 6 km north-east of the Kabushiya station.", title="Meroë")
+    v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
+    assert v.verify("The Nile is about 6,650 km long.", [nile, meroe]).label == "supported"
+    wrong = Evidence("nile2", "The Nile is about 6,650 km long.", title="Nile")
+    j = v.judge([("The Nile is about 9,650 km long.", [nile, wrong])])[0]
+    assert j.verdict.label == "contradicted" and "'6,650 km'" in j.verdict.reason
+
+
+def test_a_missing_decision_parameter_gets_the_documented_default(tmp_path):
+    (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {"support": 0.4}, "combiner": None}))
+    cfg = load_config(tmp_path)
+    assert cfg.entail_floor == 0.0 and cfg.support == 0.4
