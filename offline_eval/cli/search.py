@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from offline_eval.cli.corpus import add_home
 
@@ -36,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise InputError("the query is empty")
     hits = [h.to_json() for h in open_corpus(args.name, args.home).search(args.query, args.k)]
+    if not hits:  # stdout stays empty (scripts read --json output); people read stderr
+        print(f"offline-eval: no passage of {args.name} shares a word with {args.query!r}",
+              file=sys.stderr)
     writers = {True: lambda i, h: dumps(h), False: _text}
     for i, hit in enumerate(hits, 1):
         print(writers[args.json](i, hit))

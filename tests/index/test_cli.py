@@ -24,6 +24,11 @@ def test_build_list_search(tmp_path, capsys, monkeypatch):
     assert set(hits[0]) == {"id", "doc_id", "title", "url", "score", "text"}
     assert main(["search", "sky", "star"]) == 0
     assert "1. [" in capsys.readouterr().out
+    # no hit: said on stderr, stdout stays empty for scripts (with or without --json)
+    for extra in ([], ["--json"]):
+        assert main(["search", "sky", "zebra", *extra]) == 0
+        got = capsys.readouterr()
+        assert got.out == "" and "no passage of sky shares a word with 'zebra'" in got.err
 
 
 def test_errors_are_messages_not_tracebacks(tmp_path, capsys):
