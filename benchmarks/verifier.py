@@ -13,7 +13,7 @@
   ONNX int8, each in its own process, two interleaved rounds, in one run (the fp32 ONNX
   file, which the shipped folder leaves out, is exported into the cache first).
 
-``--fit-combiner`` instead fits the shipped combiner on all WiCE dev features of the
+``--fit-combiner --wice-only`` instead fits the earlier (WiCE-only) combiner on all WiCE dev features of the
 default backend (L2 chosen by CV) and writes ``verifier.json`` into the model folder.
 
 Run: ``python benchmarks/verifier.py [--model models/nli-minilm] [--limit N]``
@@ -370,6 +370,7 @@ def main() -> None:
                          "see offline_eval.runners.ort.make_session); for benchmarks/quantization.py")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oe_verifier_bench")
     ap.add_argument("--fit-combiner", action="store_true")
+    ap.add_argument("--wice-only", action="store_true", help="with --fit-combiner: the WiCE-only fit")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--worker"), ap.add_argument("--out"), ap.add_argument("--throughput")
@@ -388,6 +389,10 @@ def main() -> None:
     py, me = sys.executable, str(Path(__file__).resolve())
     names = args.backends.split(",")
     res = features(args, names, args.assemble_sentences)
+    if args.fit_combiner and not args.wice_only:
+        raise SystemExit("the shipped verifier.json is fitted on many sets: run "
+                         "`python benchmarks/verdicts.py --fit`; `--fit-combiner --wice-only` "
+                         "refits the earlier WiCE-only combiner")
     if args.fit_combiner:
         return fit_shipped(args.model, res[names[0]], args.min_overlap, args.assemble_sentences,
                            (args.coverage_sentences, args.coverage_windows))

@@ -21,6 +21,7 @@ from offline_eval.nli.text import STOPWORDS
 __all__ = ["Substitution", "find_substitution"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,.]*|[^\sA-Za-z\d]")
+_END = frozenset({".", "!", "?"})
 _CONNECT = frozenset({"of", "the", "de", "la", "von", "van", "and", "del", "du", "der"})
 
 
@@ -60,7 +61,9 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     was written by Christopher Marlowe." against the article *Hamlet*'s "a tragedy written
     by William Shakespeare sometime between 1599 and 1601" is a substitution; the left
     frame must still match and hold a content word. Without a matching title, the word
-    after the slot must match too. ``anchored_only`` checks only names the title anchors.
+    after the slot must match too, unless the claim's sentence ends with the name and the
+    passage names another name of the claim ("Marie Curie was born in Paris." against "Marie
+    Curie was born in Warsaw in 1867"). ``anchored_only`` checks only names the title anchors.
 
     >>> find_substitution("The buffalo is native to Asia, where it is common.",
     ...                   "The buffalo is native to Sub-Saharan Africa, where it roams.")
@@ -70,12 +73,14 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     True
     >>> find_substitution("It was built by Ada Smith in Leeds.", "It was built in Leeds.") is None
     True
+    >>> find_substitution("Marie Curie was born in Paris.", "Marie Curie was born in Warsaw in 1867.")
+    Substitution(claim_name='Paris', passage_name='Warsaw')
     >>> find_substitution("Hamlet was written by Christopher Marlowe.",
     ...                   "Hamlet is a tragedy written by William Shakespeare in 1600.",
     ...                   title="Hamlet")
     Substitution(claim_name='Christopher Marlowe', passage_name='William Shakespeare')
     >>> find_substitution("Hamlet was written by Christopher Marlowe.",
-    ...                   "Hamlet is a tragedy written by William Shakespeare in 1600.") is None
+    ...                   "Macbeth is a tragedy written by William Shakespeare in 1600.") is None
     True
     """
     ct, pt = _WORD.findall(claim), _WORD.findall(passage)
@@ -90,6 +95,9 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
         left = [t.lower() for t in ct[s - context:s]]
         right = ct[e].lower() if e < len(ct) else None
         # the passage is about another name of the claim: the slot's right edge may differ
+        # the passage names another name of the claim (it is about the claim's subject)
+        shares = any(all(t.lower() in present for t in ct[a:b] if t.lower() not in _CONNECT)
+                     for a, b in names if (a, b) != (s, e))
         anchored = bool(about) and any(" ".join(ct[a:b]).lower() == about
                                        for a, b in names if (a, b) != (s, e))
         if anchored and not any(w not in STOPWORDS and w.isalpha() for w in left):
@@ -101,7 +109,8 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
         for ps, pe in pspans.items():
             if ps < context or plow[ps - context:ps] != left:
                 continue
-            if not anchored and right is not None and (pe >= len(pt) or plow[pe] != right):
+            ends = right in _END and shares  # the claim ends after the name: any right edge
+            if not anchored and right is not None and not ends and (pe >= len(pt) or plow[pe] != right):
                 continue
             return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
     return None

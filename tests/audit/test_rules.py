@@ -146,3 +146,14 @@ def test_not_specific_and_not_relevant():
     cs = [claim("Bananas are yellow.", "supported", "Bananas are yellow.", "vital")]
     a = audit_response("How many people live in Tokyo?", "Bananas are yellow.", cs, deflection=False)
     assert a.relevance == "not_relevant"
+
+
+def test_a_contradicted_claim_is_not_rescued_by_a_shared_year():
+    # another article holds the same year: the audit keeps the NLI verdict (no named rule applies)
+    a = audit_claim(claim("Ada Brook designed the mill in 1851.", "contradicted",
+                          "Tom Hale designed the old mill in Leeds in 1851."), core=True)
+    assert a.verdict == "incorrect" and "contradicted by the evidence" in a.reasons
+    # an unverifiable claim whose numbers match keeps the named rule
+    b = audit_claim(claim("Ada Brook designed the mill in 1851.", "unverifiable",
+                          "Ada Brook designed the mill in 1851."), core=True)
+    assert b.verdict == "correct" and "numbers match the evidence within tolerance" in b.reasons
