@@ -9,7 +9,7 @@ take part in fitting. Sets the NLI model trained on are read on their held-out p
 """
 from __future__ import annotations
 
-import hashlib
+import functools
 import importlib.util
 import json
 import random
@@ -40,7 +40,9 @@ class ClaimSet:
     published: str = ""  # a published balanced accuracy for the same data, with its source
 
 
+@functools.lru_cache(maxsize=1)
 def _recipe() -> Any:
+    """The NLI recipe's data module: its hash split says what the model trained on."""
     spec = importlib.util.spec_from_file_location("nli_data", ROOT / "models/recipes/nli_minilm/data.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
@@ -48,14 +50,11 @@ def _recipe() -> Any:
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+    return _recipe()._jsonl(path)
 
 
 def _bucket(key: str) -> float:
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return _recipe()._bucket(key)
 
 
 def _sample(rows: list[Row], cap: int = CAP) -> list[Row]:

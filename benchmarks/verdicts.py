@@ -268,7 +268,7 @@ def main() -> None:
 
 def report(sets, rows, chosen, t_score, t_all, cfg) -> str:
     table = [cs for cs in sets if cs.table]
-    lines = [f"## Verdicts on many sets, leave-one-set-out (`benchmarks/verdicts.py`, model `nli-minilm`)", "",
+    lines = ["## Verdicts on many sets, leave-one-set-out (`benchmarks/verdicts.py`, model `nli-minilm`)", "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu_description()}; scoring "
              f"{t_score:.0f} s, all {t_all:.0f} s. Scoring settings: overlap gate {cfg.min_overlap:g}, "
              f"{cfg.max_windows} windows per claim or clause, top {cfg.top_k} passages.", "",
@@ -313,7 +313,11 @@ def write_fit(base, sets, scores, model: Path) -> str:
             "in_sample_mean_balanced_accuracy": round(m, 4),
             "loso": "see benchmarks/RESULTS.md, section verdicts: no reported figure is in-sample"}
     cfg = dataclasses.replace(cfg, combiner=dataclasses.replace(cfg.combiner, meta=meta))
-    (model / CONFIG_FILE).write_text(json.dumps(dump_config(cfg), indent=2) + "\n", encoding="utf-8")
+    out = dump_config(cfg)
+    old = json.loads((model / CONFIG_FILE).read_text(encoding="utf-8")) if (model / CONFIG_FILE).is_file() else {}
+    if old.get("nuggets"):  # the nuggets stage's own decision (model card) is kept
+        out["nuggets"] = old["nuggets"]
+    (model / CONFIG_FILE).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     src = read_manifest(model)
     write_manifest(model, **{k: v for k, v in src.items() if k != "files"})
     return (f"Shipped fit (`{SHIP}`, all sets, in-sample mean {m:.3f}, not a result): support {cfg.support:g}, "

@@ -109,8 +109,13 @@ DEFAULTS = VerifyConfig()
 CONFIG_FILE = "verifier.json"
 
 
-def load_config(model_dir: str | Path | None) -> VerifyConfig:
+def load_config(model_dir: str | Path | None, purpose: str = "claims") -> VerifyConfig:
     """Read ``model_dir/verifier.json`` if present, else the defaults.
+
+    ``purpose="nuggets"`` reads the file's ``"nuggets"`` block when it has one (same
+    form: thresholds and combiner), else the claims' decision. Nugget support asks whether
+    a response *states* a reference fact, a recall question: the shipped block is the
+    combiner fitted on WiCE dev, whose negatives are missing facts (see the model card).
 
     >>> load_config(None) == DEFAULTS
     True
@@ -118,6 +123,10 @@ def load_config(model_dir: str | Path | None) -> VerifyConfig:
     if model_dir is None or not (Path(model_dir) / CONFIG_FILE).is_file():
         return DEFAULTS
     d = json.loads((Path(model_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+    if purpose == "nuggets" and isinstance(d.get("nuggets"), dict):
+        d = d["nuggets"]
+    elif purpose not in ("claims", "nuggets"):
+        raise ValueError(f"purpose must be 'claims' or 'nuggets', not {purpose!r}")
     names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
     kw = {k: v for k, v in (d.get("thresholds") or {}).items() if k in names}
     comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None

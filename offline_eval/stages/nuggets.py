@@ -21,7 +21,7 @@ def default_verifier(model: str | None = None, backend: str | None = None,
     from offline_eval.nli.verifier import Verifier
     from offline_eval.runners.load import shared_runner
     path = resolve_model(model)
-    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path))
+    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path, purpose="nuggets"))
 
 
 def default_builder(config: NuggetConfig = NuggetConfig(),

@@ -141,3 +141,14 @@ def test_a_missing_decision_parameter_gets_the_documented_default(tmp_path):
     (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {"support": 0.4}, "combiner": None}))
     cfg = load_config(tmp_path)
     assert cfg.entail_floor == 0.0 and cfg.support == 0.4
+
+
+def test_the_nuggets_block_is_read_for_nuggets_only(tmp_path):
+    (tmp_path / "verifier.json").write_text(json.dumps(
+        {"thresholds": {"support": 0.05, "entail_floor": 0.4}, "combiner": None,
+         "nuggets": {"thresholds": {"support": 0.5}, "combiner": None}}))
+    assert load_config(tmp_path).entail_floor == 0.4
+    nug = load_config(tmp_path, purpose="nuggets")
+    assert nug.support == 0.5 and nug.entail_floor == 0.0
+    with pytest.raises(ValueError):
+        load_config(tmp_path, purpose="other")
