@@ -10,8 +10,6 @@ Per claim (from its verdict, its decisive evidence and the number check):
   "numbers match the evidence within tolerance"); otherwise **unverifiable**.
 * ``contradicted`` -> **incorrect**, unless the same rule holds for a measured quantity
   (an amount, not only a year, day or ordinal, which another article may share).
-
-The audit verdict differs from the NLI verdict only by a rule named in ``reasons``.
 * A quantity off by more than the tolerance but within twice it -> **partially_correct**.
 * ``inconclusive`` (evidence conflicts) -> **inconclusive**.
 * A relative direction ("east of Oslo") that the passage states otherwise for the same
@@ -19,6 +17,8 @@ The audit verdict differs from the NLI verdict only by a rule named in ``reasons
 * **Magnitude** of a non-correct claim: **major** when the claim is core or a number is
   off beyond twice the tolerance, else **minor**.
 * **Core**: vital claims; when none is labelled vital, the first claim in importance order.
+
+The claim's audit verdict differs from its NLI verdict only by a rule named in ``reasons``.
 
 Per response: a deflection has no verdict. Otherwise **incorrect** when a core claim is
 incorrect or not timely, **inconclusive** when a core claim is inconclusive, **unverifiable**
