@@ -75,11 +75,6 @@ SCORING = ("top_k", "split_claims", "min_clause_words", "min_overlap", "max_wind
            "assemble_sentences", "coverage_sentences", "coverage_windows")
 
 
-def to_json(s: Any) -> dict[str, Any]:
-    d = dataclasses.asdict(s)
-    return d
-
-
 def from_json(d: dict[str, Any]) -> Any:
     from offline_eval.nli.assemble import Assembled
     from offline_eval.nli.verifier import ClaimScores
@@ -101,7 +96,7 @@ def scored(verifier: Any, sets: Sequence[vs.ClaimSet], cache: Path, tag: str) ->
             continue
         t = time.time()
         scores = verifier.score_claims([(r.claim, r.evidence) for r in cs.rows])
-        f.write_text(json.dumps([to_json(s) for s in scores]))
+        f.write_text(json.dumps([dataclasses.asdict(s) for s in scores]))
         out[cs.name] = scores
         print(f"  scored {cs.name}: {len(cs.rows)} claims in {time.time() - t:.0f} s", flush=True)
     return out

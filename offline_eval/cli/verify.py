@@ -121,10 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _verify_chunk(verifier: Any, rows: list[tuple[int, str, dict]]) -> list[dict]:
     """Output rows for ``rows``, in order (pairs and claims each go to the model at once)."""
-    pairs = [r for _, kind, r in rows if kind == "pair"]
-    claims = [r for _, kind, r in rows if kind == "claim"]
     from offline_eval.nli.decide import judged_row
 
+    pairs = [r for _, kind, r in rows if kind == "pair"]
+    claims = [r for _, kind, r in rows if kind == "claim"]
     pair_out = iter(verifier.classify_pairs([(r["premise"], r["hypothesis"]) for r in pairs]))
     claim_out = iter(verifier.judge([(r["claim"], r["evidence"]) for r in claims]))
     out = []

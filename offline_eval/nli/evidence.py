@@ -32,32 +32,30 @@ def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evide
     first ``top_k`` of them when given. Empty strings are dropped."""
     out: list[Evidence] = []
     plain: list[str] = []
+    plain_at: int | None = None  # where the plain strings' document goes
     groups: dict[str, list[str]] = {}
-    meta: dict[str, Mapping[str, Any]] = {}
-    slot: dict[str, int] = {}  # where each document goes, in order of first appearance
+    meta: dict[str, tuple[Mapping[str, Any], int]] = {}  # first object of an id, its slot
     for e in evidence:
         if isinstance(e, Evidence):
             out.append(e)
         elif isinstance(e, Mapping):
             key = str(e.get("id", ""))
             if key not in groups:
-                groups[key], meta[key], slot[key] = [], e, len(out)
+                groups[key], meta[key] = [], (e, len(out))
                 out.append(Evidence(passage_id=key, text=""))
-            text = str(e.get("text") or "").strip()
-            if text:
-                groups[key].append(text)
+            if str(e.get("text") or "").strip():
+                groups[key].append(str(e["text"]).strip())
         else:
-            if not plain:
-                slot[PLAIN_ID + "\0"] = len(out)
+            if plain_at is None:
+                plain_at = len(out)
                 out.append(Evidence(passage_id=PLAIN_ID, text=""))
             if str(e).strip():
                 plain.append(str(e).strip())
     for key, texts in groups.items():
-        m = meta[key]
-        out[slot[key]] = Evidence(passage_id=key, text="\n".join(texts), doc_id=key,
-                                  title=m.get("title"), url=m.get("url"))
-    if plain:
-        out[slot[PLAIN_ID + "\0"]] = Evidence(passage_id=PLAIN_ID, text="\n".join(plain),
-                                              doc_id=PLAIN_ID)
-    out = [e for e in out if e.text.strip()] or out[:0]
+        m, at = meta[key]
+        out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=key,
+                           title=m.get("title"), url=m.get("url"))
+    if plain_at is not None:
+        out[plain_at] = Evidence(passage_id=PLAIN_ID, text="\n".join(plain), doc_id=PLAIN_ID)
+    out = [e for e in out if e.text.strip()]
     return out[:top_k] if top_k is not None else out
