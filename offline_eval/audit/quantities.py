@@ -267,13 +267,7 @@ def number_severity(claim: str, passage: str) -> str:
         return "none"
     if check.status == "match":
         return "ok"
-    ev = extract_quantities(passage)
-    for q in extract_quantities(claim):
-        same = [e for e in ev if comparable(q, e)]
-        tol = 2 * TOLERANCE.get(q.kind, 0.05)
-        if same and not any(quantities_match(q, e, tol if tol > 0 else 0.0) for e in same):
-            return "far"
-    return "near"
+    return "far" if far_quantity(claim, [passage]) is not None else "near"
 
 
 def far_quantity(claim: str, passages: Sequence[str]) -> tuple[str, list[str], int] | None:
