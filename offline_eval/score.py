@@ -28,6 +28,7 @@ class ScoreOptions:
         device: ``cpu`` | ``cuda`` | None (best available).
         batch_size: pairs per forward pass.
         k: evidence passages per claim.
+        retrieval: ``subject`` (the claim's linked subject first) or ``bm25`` (corpus mode).
         home: the data home (corpora, imported models).
         gamma: FActScore length penalty.
         undecided: how inconclusive claims count in precision.
@@ -45,6 +46,7 @@ class ScoreOptions:
     device: str | None = None
     batch_size: int = 32
     k: int = 5
+    retrieval: str = "subject"
     home: str | None = None
     gamma: int = 10
     undecided: str = "exclude"
@@ -66,7 +68,8 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
             uses_gpu=o.decomposer == "generative"),
         StageSpec("offline_eval.stages.rank.v1", {}, uses_model=True),
         StageSpec("offline_eval.stages.retrieve.v1", _clean(
-            {"corpus": o.corpus, "k": o.k, "home": o.home}), uses_model=True),
+            {"corpus": o.corpus, "k": o.k, "home": o.home, "retrieval": o.retrieval}),
+            uses_model=True),
         StageSpec("offline_eval.stages.verify.v1", _clean(
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
              "batch_size": o.batch_size}), uses_model=True, uses_gpu=True),

@@ -55,7 +55,12 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A passage that was shown to the verifier, with enough to cite it."""
+    """A passage that was shown to the verifier, with enough to cite it.
+
+    ``found_by`` says why retrieval chose it: ``subject`` (the claim's linked subject's
+    document), ``topic`` (the query's topic's document) or ``bm25``; ``why`` says it in
+    words (the link, the BM25 rank, or why no subject was linked). Both are None for
+    evidence given with the input."""
 
     passage_id: str
     text: str
@@ -65,6 +70,8 @@ class Evidence:
     url: str | None = None
     start: int | None = None
     end: int | None = None
+    found_by: str | None = None
+    why: str | None = None
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ UNITS: dict[str, tuple[str, float]] = {
 }
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3,
           "m": 1e6, "bn": 1e9}
-_NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|k)\b)?"
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _CURRENCY = r"([$€£¥])"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
+from offline_eval.stages.retrieve import RETRIEVALS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", choices=("cpu", "cuda"), help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("-k", type=int, default=5, help="evidence passages per claim")
+    p.add_argument("--retrieval", choices=RETRIEVALS, default="subject",
+                   help="corpus-mode evidence: subject (default: the passages of the claim's "
+                        "linked subject, then the query's topic, then BM25 naming them) or bm25")
     p.add_argument("--comprehensiveness", choices=("qa", "nli", "direct", "none"), default="qa",
                    help="method for items with references (default qa; none skips it)")
     p.add_argument("--comprehensiveness-facts", choices=("vital", "all"), default="vital",
@@ -107,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
                         granularity=args.granularity,
                         decomposer_model=args.decomposer_model, nli_model=args.nli_model,
                         backend=args.backend, device=args.device, batch_size=args.batch_size,
-                        k=args.k, home=args.home, gamma=args.gamma, undecided=args.undecided,
+                        k=args.k, retrieval=args.retrieval, home=args.home, gamma=args.gamma, undecided=args.undecided,
                         comprehensiveness=None if args.comprehensiveness == "none"
                         else args.comprehensiveness,
                         comprehensiveness_facts=args.comprehensiveness_facts)

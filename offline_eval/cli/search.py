@@ -1,4 +1,5 @@
-"""``offline-eval search NAME "query text" [-k 10] [--json]``: BM25 search in a corpus."""
+"""``offline-eval search NAME "text" [-k 10] [--retrieval bm25|subject] [--json]``: search a
+corpus by BM25, or the way ``score`` gathers a claim's evidence (``--retrieval subject``)."""
 from __future__ import annotations
 
 import argparse
@@ -11,10 +12,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="search a corpus with BM25",
                        description="Search the corpus NAME (or a corpus folder) and print the "
                                    "best passages; --json emits one object per hit: "
-                                   "{id, doc_id, title, url, score, text}.")
+                                   "{id, doc_id, title, url, score, found_by, why, text}.")
     p.add_argument("name", help="corpus name in the data home, or a corpus folder")
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10, help="number of passages (default 10)")
+    p.add_argument("--retrieval", choices=("bm25", "subject"), default="bm25",
+                   help="bm25 (default), or subject: the text is a claim, and its linked "
+                        "subject's passages come first, as score gathers evidence")
     p.add_argument("--json", action="store_true", help="emit JSON lines")
     add_home(p)
     p.set_defaults(func=run)
@@ -24,7 +28,7 @@ def _text(rank: int, hit: dict) -> str:
     head = f"{rank}. [{hit['score']:.3f}] {hit['title'] or hit['doc_id']} ({hit['id']})"
     if hit["url"]:
         head += f" {hit['url']}"
-    return f"{head}\n   {hit['text']}"
+    return f"{head}\n   why: {hit['found_by']}, {hit['why']}\n   {hit['text']}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("-k must be positive")
     if not args.query.strip():
         raise InputError("the query is empty")
-    hits = [h.to_json() for h in open_corpus(args.name, args.home).search(args.query, args.k)]
+    index = open_corpus(args.name, args.home)
+    found = (index.search_about(args.query, args.k) if args.retrieval == "subject"
+             else index.search(args.query, args.k))
+    hits = [h.to_json() for h in found]
     if not hits:  # stdout stays empty (scripts read --json output); people read stderr
         print(f"offline-eval: no passage of {args.name} shares a word with {args.query!r}",
               file=sys.stderr)

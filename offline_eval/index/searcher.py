@@ -16,14 +16,15 @@ written by :func:`~offline_eval.index.store.write_corpus` (memory-mapped).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from offline_eval.errors import InputError
 from offline_eval.index.bm25 import BM25Builder, BM25Index, BM25Params
-from offline_eval.index.chunk import ChunkConfig, Document, Passage, chunk_documents
+from offline_eval.index.chunk import ChunkConfig, Document, Passage, chunk_documents, sentence_spans
 from offline_eval.index.home import corpus_path
+from offline_eval.index.link import Linker
 from offline_eval.index.store import PassageStore, load_arrays, read_header
 from offline_eval.index.tokenize import Tokenizer
 from offline_eval.types import Evidence
@@ -31,21 +32,25 @@ from offline_eval.types import Evidence
 
 @dataclass(frozen=True)
 class Hit:
-    """A passage and its BM25 score."""
+    """A passage, its BM25 score, and why it was chosen (``subject`` / ``topic`` / ``bm25``,
+    see :class:`~offline_eval.types.Evidence`)."""
 
     passage: Passage
     score: float
+    found_by: str = "bm25"
+    why: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"id", "doc_id", "title", "url", "score", "text"}``."""
+        """``{"id", "doc_id", "title", "url", "score", "found_by", "why", "text"}``."""
         p = self.passage
         return {"id": p.id, "doc_id": p.doc_id, "title": p.title, "url": p.url,
-                "score": self.score, "text": p.text}
+                "score": self.score, "found_by": self.found_by, "why": self.why, "text": p.text}
 
     def to_evidence(self) -> Evidence:
         p = self.passage
         return Evidence(passage_id=p.id, text=p.text, score=self.score, doc_id=p.doc_id,
-                        title=p.title or None, url=p.url, start=p.start, end=p.end)
+                        title=p.title or None, url=p.url, start=p.start, end=p.end,
+                        found_by=self.found_by, why=self.why)
 
 
 class SearchIndex:
@@ -57,6 +62,8 @@ class SearchIndex:
             raise InputError("passages and index disagree; rebuild the corpus")
         self.bm25, self.passages, self.tokenizer = bm25, passages, tokenizer
         self.header = dict(header or {})
+        self._linker: Linker | None = None
+        self._doc_passages: dict[str, list[int]] = {}
 
     @classmethod
     def from_documents(cls, documents: Iterable[Document], tokenizer: Tokenizer | None = None,
@@ -77,19 +84,97 @@ class SearchIndex:
         tok = Tokenizer.from_json(header["tokenizer"])
         return cls(load_arrays(folder, header), PassageStore(Path(folder)), tok, header)
 
+    def _tokens(self, query: str, extra: str | None) -> list[str]:
+        tokens = self.tokenizer(query)
+        if extra:
+            have = set(tokens)
+            tokens += [t for t in dict.fromkeys(self.tokenizer(extra)) if t not in have]
+        return tokens
+
     def search(self, query: str, k: int = 10, extra: str | None = None) -> list[Hit]:
-        """The ``k`` best passages for ``query``, best first.
+        """The ``k`` best passages for ``query`` by BM25, best first.
 
         Args:
             extra: optional context (e.g. the question a claim answers); its tokens that
                 are not already in ``query`` are added once each.
         """
-        tokens = self.tokenizer(query)
-        if extra:
-            have = set(tokens)
-            tokens += [t for t in dict.fromkeys(self.tokenizer(extra)) if t not in have]
-        docs, scores = self.bm25.top_k(tokens, k)
-        return [Hit(self.passages[int(d)], float(s)) for d, s in zip(docs, scores)]
+        docs, scores = self.bm25.top_k(self._tokens(query, extra), k)
+        return [Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
+                for r, (d, s) in enumerate(zip(docs, scores))]
+
+    def linker(self) -> Linker | None:
+        """The subject linker of this corpus's titles (built on first use from each
+        document's first passage), or None when no passage has a title."""
+        if self._linker is None and not self._doc_passages:
+            leads: dict[str, tuple[str, str, str]] = {}
+            for i, p in enumerate(self.passages):
+                self._doc_passages.setdefault(p.doc_id, []).append(i)
+                if p.title and p.doc_id not in leads:
+                    leads[p.doc_id] = (p.doc_id, p.title, p.text)
+            self._linker = Linker.from_documents(leads.values()) if leads else None
+        return self._linker
+
+    def search_about(self, claim: str, k: int = 10, query: str | None = None,
+                     pool: int = 50, guard: bool = True) -> list[Hit]:
+        """Evidence about the claim's subject: the passages of the document its subject links
+        to (``subject``) or, when it links none, of the query's topic (``topic``: "It is 8,849
+        m tall" answering "How tall is Mount Everest?"), by BM25 within the document; then
+        BM25 over the corpus (``query`` words added) fills the ``k`` from its
+        top ``pool``, keeping only passages of the linked documents or that name one of them,
+        so another entity's article never stands in for the subject's. With nothing linked
+        (no title named, a name several documents share, a corpus without titles) it is
+        plain BM25, and each hit's ``why`` says why nothing was linked. ``guard=False``
+        lets any BM25 passage fill the ``k`` (measured in ``benchmarks/evidence.py``).
+        """
+        tokens = self._tokens(claim, query)
+        linker = self.linker()
+        if linker is None:
+            return [Hit(h.passage, h.score, "bm25", f"{h.why}; the corpus has no titles")
+                    for h in self.search(claim, k, query)]
+        subject = linker.subject(claim)
+        topic = linker.subject(query) if query and subject.doc_id is None else None
+        linked = [(subject, "subject")] if subject.doc_id else []
+        if topic is not None and topic.doc_id:
+            linked.append((topic, "topic"))
+        hits: list[Hit] = []
+        if linked:
+            scores = self.bm25.scores(tokens)
+            for link, role in linked:
+                idx = sorted(self._doc_passages.get(link.doc_id, []), key=lambda i: (-scores[i], i))
+                hits += [Hit(self.passages[i], float(scores[i]), role, link.why) for i in idx]
+            hits = hits[:k]
+        taken = {h.passage.id for h in hits}
+        guard_docs = [link.doc_id for link, _ in linked] if guard else []
+        unlinked = "" if linked else f"; no subject linked: {subject.why}"
+        docs, scores = self.bm25.top_k(tokens, max(pool, k))
+        for r, (d, s) in enumerate(zip(docs, scores)):
+            if len(hits) >= k:
+                break
+            p = self.passages[int(d)]
+            if p.id in taken:
+                continue
+            why = f"BM25 rank {r + 1}{unlinked}"
+            if guard_docs and p.doc_id not in guard_docs:
+                part = next(((g, q) for g in guard_docs if linker.may_name(p.text, g)
+                             and (q := _naming_part(p, lambda t: linker.names_subject(t, g)))), None)
+                if part is None:
+                    continue  # about another entity: it does not name the subject
+                named, p = part
+                why += f"; its sentences that name {linker.titles.get(named, named)!r}"
+            hits.append(Hit(p, float(s), "bm25", why))
+            taken.add(p.id)
+        return hits
+
+
+def _naming_part(p: Passage, names: Callable[[str], bool]) -> Passage | None:
+    """The part of another entity's passage from its first to its last sentence that names
+    the subject (offsets kept), so that what it says of its own entity is not read; None
+    when no sentence names it."""
+    spans = [(s, e) for s, e in sentence_spans(p.text) if names(p.text[s:e])]
+    if not spans:
+        return None
+    s, e = spans[0][0], spans[-1][1]
+    return replace(p, text=p.text[s:e], start=p.start + s, end=p.start + e)
 
 
 def corpus_folder(name_or_path: str | os.PathLike[str],
@@ -112,7 +197,9 @@ def open_corpus(name_or_path: str | os.PathLike[str],
     return SearchIndex.open(corpus_folder(name_or_path, home))
 
 
-def search(index: SearchIndex, query: str, k: int = 10, extra: str | None = None
-           ) -> list[Evidence]:
-    """The top-``k`` passages for ``query`` as :class:`~offline_eval.types.Evidence`."""
-    return [h.to_evidence() for h in index.search(query, k, extra)]
+def search(index: SearchIndex, query: str, k: int = 10, extra: str | None = None,
+           subjects: bool = False) -> list[Evidence]:
+    """The top-``k`` passages for ``query`` as :class:`~offline_eval.types.Evidence`: by
+    :meth:`SearchIndex.search_about` (``extra`` as the query) when ``subjects``, else BM25."""
+    hits = index.search_about(query, k, extra) if subjects else index.search(query, k, extra)
+    return [h.to_evidence() for h in hits]

@@ -52,7 +52,8 @@ def _evidence_json(ev: Any) -> dict[str, Any] | None:
     if ev is None:
         return None
     return {"passage_id": ev.passage_id, "doc_id": ev.doc_id, "title": ev.title, "url": ev.url,
-            "score": _r(ev.score), "text": ev.text, "start": ev.start, "end": ev.end}
+            "score": _r(ev.score), "text": ev.text, "start": ev.start, "end": ev.end,
+            "found_by": ev.found_by, "why": ev.why}
 
 
 def coverage_json(cov: Coverage | None) -> dict[str, Any] | None:

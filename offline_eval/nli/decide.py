@@ -32,11 +32,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from offline_eval.nli.verifier import ClaimScores
 
 
-def named(passage_features: Sequence[Mapping[str, float]]) -> list[int]:
-    """Indices of the passages about the claim's subject: those naming one of its names
-    (``cov_entity`` > 0; a claim with no names scores 1.0 on every passage). Adding the
+LINKED = ("subject", "topic")
+
+
+def named(passage_features: Sequence[Mapping[str, float]],
+          passages: Sequence[Evidence] = ()) -> list[int]:
+    """Indices of the passages about the claim's subject.
+
+    When retrieval linked the claim's subject (a passage ``found_by`` ``subject`` or
+    ``topic``), every passage is: the retrieve stage kept only the linked documents and the
+    sentences of other documents that name them. Otherwise, those naming one of the claim's
+    names (``cov_entity`` > 0; a claim with no names scores 1.0 on every passage). Adding the
     passage that holds most of the claim's words was measured and dropped (RESULTS.md,
     ``verdicts``: WiCE dev 0.704 -> 0.684 leave-one-set-out)."""
+    if any(p.found_by in LINKED for p in passages):
+        return list(range(len(passage_features)))
     return [i for i, f in enumerate(passage_features) if f.get("cov_entity", 1.0) > 0.0]
 
 
@@ -64,20 +74,46 @@ def cite(passage: Evidence, window: str) -> Evidence:
     return replace(passage, text=window, start=base + at, end=base + at + len(window))
 
 
-def _contradicting(s: "ClaimScores", cfg: "VerifyConfig") -> int | None:
-    idx = named(s.passage_features) if cfg.conflict_shared_name and s.passage_features \
+def _linked(passages: Sequence[Evidence]) -> bool:
+    return any(p.found_by in LINKED for p in passages)
+
+
+_UNITS = frozenset("km m mi ft cm mm kg g lb t kilometre kilometer metre meter mile foot feet "
+                   "percent year month day century".split())
+
+
+def _speaks_to(claim: str, window: str) -> bool:
+    """True when ``window`` holds one of the claim's content words that is not a name, a
+    number or a unit (the predicate: "born", "capital", "long"), or the claim has none."""
+    from offline_eval.nli.text import content_words, entities
+
+    need = {w for w in content_words(claim) - entities(claim)
+            if not any(ch.isdigit() for ch in w) and w not in _UNITS}
+    return not need or bool(need & content_words(window))
+
+
+def _contradicting(claim: str, s: "ClaimScores", passages: Sequence[Evidence],
+                   cfg: "VerifyConfig") -> int | None:
+    """The passage whose window most contradicts the claim, among those about its subject.
+    With a linked subject, another document's sentences that name the subject contradict
+    only when they speak to the claim's predicate: "he married Marie Curie" says nothing of
+    where she was born."""
+    idx = named(s.passage_features, passages) if cfg.conflict_shared_name and s.passage_features \
         else list(range(len(s.passage_con)))
+    if _linked(passages):
+        idx = [i for i in idx if i >= len(passages) or passages[i].found_by in LINKED
+               or _speaks_to(claim, s.con_windows[i] if s.con_windows else passages[i].text)]
     return max(idx, key=lambda i: (s.passage_con[i], -i)) if idx else None
 
 
 def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
-           p_supported: float) -> Verdict:
+           p_supported: float, claim: str = "") -> Verdict:
     """The decision of steps 1-3 (see the module docstring)."""
     if s.reason:
         return Verdict("unverifiable", reason=s.reason, rule="input")
     ents = [p.get("entailment", 0.0) for p in s.passage_probs]
     pe = int(np.argmax(ents))
-    pk = _contradicting(s, cfg)
+    pk = _contradicting(claim, s, passages, cfg)
     if pk is not None:
         ck = s.con_probs[pk] if s.con_probs else s.passage_probs[pk]
         pc = ck.get("contradiction", 0.0)
@@ -94,7 +130,12 @@ def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
                            reason=f"P(contradiction) {pc:.2f} of {what} on a passage about its subject",
                            rule="nli")
     if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
-        pe = int(np.argmax([cfg.combiner.predict_one(f) for f in s.passage_features]))
+        alone = [cfg.combiner.predict_one(f) for f in s.passage_features]
+        pe = int(np.argmax(alone))
+        own = [i for i in range(len(alone)) if i < len(passages) and alone[i] >= cfg.support
+               and passages[i].found_by in LINKED]
+        if own:  # the subject's own document, when it alone supports the claim
+            pe = max(own, key=lambda i: (alone[i], -i))
     window = s.passage_windows[pe] if s.passage_windows else ""
     if p_supported >= cfg.support and s.features.get("ent_full", 0.0) >= cfg.entail_floor:
         return Verdict("supported", dict(s.passage_probs[pe]), cite(passages[pe], window),
@@ -112,8 +153,12 @@ def apply_rules(claim: str, s: "ClaimScores", passages: Sequence[Evidence], verd
     """The number and name rules on a supported verdict (see :class:`VerifyConfig`)."""
     if verdict.label != "supported" or verdict.evidence is None:
         return verdict
-    about = [passages[i] for i in (named(s.passage_features) if s.passage_features
-                                   else range(len(passages))) if i < len(passages)]
+    if _linked(passages):  # the subject's own document: another's numbers are of other things
+        about = [p for p in passages if p.found_by in LINKED]
+        passages = about
+    else:
+        about = [passages[i] for i in (named(s.passage_features, passages) if s.passage_features
+                                       else range(len(passages))) if i < len(passages)]
     if cfg.check_numbers:
         v = _check_numbers(claim, verdict, about)
         if v is not verdict:

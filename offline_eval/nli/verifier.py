@@ -68,7 +68,9 @@ def read_passages(evidence: Sequence[Any], top_k: int, s: "ClaimScores") -> list
                            doc_id="+".join(docs) if docs else None,
                            title=(first.title if first is not None and first.title else
                                   f"{a.sentences} sentence(s) assembled from {', '.join(docs) or 'the evidence'}"),
-                           url=first.url if first is not None else None))
+                           url=first.url if first is not None else None,
+                           found_by=first.found_by if first is not None else None,
+                           why=first.why if first is not None else None))
     return ev
 
 
@@ -251,9 +253,10 @@ class Verifier:
         c = self.config.combiner
         return c.predict_one(s.features) if c else s.features["ent_split"]
 
-    def decide(self, s: ClaimScores, evidence: Sequence[Any]) -> Verdict:
+    def decide(self, s: ClaimScores, evidence: Sequence[Any], claim: str = "") -> Verdict:
         """The NLI decision alone, before the number and name rules (see :mod:`offline_eval.nli.decide`)."""
-        return decide(s, read_passages(evidence, self.config.top_k, s), self.config, self.p_supported(s))
+        return decide(s, read_passages(evidence, self.config.top_k, s), self.config,
+                      self.p_supported(s), claim)
 
     def judge(self, items: Sequence[tuple[str, Sequence[Any]]],
               pools: Sequence[Sequence[Any]] | None = None) -> list[Judged]:
@@ -269,7 +272,7 @@ class Verifier:
             return Judged(Verdict("unverifiable", reason=s.reason, rule="input"), s, None)
         p = self.p_supported(s)
         passages = read_passages(evidence, self.config.top_k, s)
-        v = decide(s, passages, self.config, p)
+        v = decide(s, passages, self.config, p, claim or "")
         v = apply_rules(claim or "", s, passages, v, self.config)
         return Judged(v, s, p)
 

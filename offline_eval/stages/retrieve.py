@@ -7,9 +7,15 @@ Two sources, chosen per item:
   used.
 - **Corpus mode**: any other item is searched in the corpus given to the stage (a
   :class:`~offline_eval.index.searcher.SearchIndex`, a corpus folder or a corpus name
-  in the data home, e.g. ``"wiki-vital"``), opened on first use.
+  in the data home, e.g. ``"wiki-vital"``), opened on first use. With
+  ``retrieval="subject"`` (the default) the evidence is about the claim's subject, in this
+  order (:meth:`~offline_eval.index.searcher.SearchIndex.search_about`): the passages of
+  the document the claim's subject links to by title or alias, then those of the query's
+  topic, then BM25 over the corpus, keeping only passages that name a linked document.
+  With nothing linked it is plain BM25; ``retrieval="bm25"`` is plain BM25 always. Each
+  evidence item's ``found_by`` and ``why`` say why it was chosen.
 
-The query is the claim text; with ``expand_query=True`` the words of the item's query
+The BM25 query is the claim text; with ``expand_query=True`` the words of the item's query
 that are not already in the claim are added once each (topic context, e.g. the
 question's subject when the claim says "it").
 
@@ -32,7 +38,10 @@ from offline_eval.index.searcher import SearchIndex, open_corpus, search
 from offline_eval.index.tokenize import Tokenizer
 from offline_eval.types import Item, ResponseResult
 
-__all__ = ["Retrieve", "search", "reference_index"]
+__all__ = ["Retrieve", "search", "reference_index", "RETRIEVALS"]
+
+#: the corpus-mode retrieval orders (see the module docstring)
+RETRIEVALS: tuple[str, ...] = ("subject", "bm25")
 
 
 def reference_index(item: Item, tokenizer: Tokenizer | None = None,
@@ -55,6 +64,8 @@ class Retrieve:
         home: the data home for corpus names (see :mod:`offline_eval.index.home`).
         tokenizer: the tokenizer for RAG references (corpora carry their own).
         chunking: passage sizes for RAG references.
+        retrieval: ``subject`` (linked subject, query topic, then BM25) or ``bm25``, for
+            corpus mode; RAG references are always ranked by BM25.
     """
 
     name = "offline_eval.stages.retrieve.v1"
@@ -63,9 +74,13 @@ class Retrieve:
 
     def __init__(self, corpus: SearchIndex | str | os.PathLike[str] | None = None, k: int = 5,
                  expand_query: bool = True, home: str | os.PathLike[str] | None = None,
-                 tokenizer: Tokenizer | None = None, chunking: ChunkConfig | None = None) -> None:
+                 tokenizer: Tokenizer | None = None, chunking: ChunkConfig | None = None,
+                 retrieval: str = "subject") -> None:
         if k <= 0:
             raise ValueError("k must be positive")
+        if retrieval not in RETRIEVALS:
+            raise ValueError(f"unknown retrieval {retrieval!r}; expected one of {', '.join(RETRIEVALS)}")
+        self.retrieval = retrieval
         self.k, self.expand_query, self.home = k, expand_query, home
         self.tokenizer, self.chunking = tokenizer, chunking
         self._corpus = corpus if isinstance(corpus, SearchIndex) else None
@@ -87,10 +102,11 @@ class Retrieve:
                 out.append(rec)
                 continue
             item = rec.item
-            index = (reference_index(item, self.tokenizer, self.chunking) if item.references
-                     else self.corpus())
+            rag = bool(item.references)
+            index = reference_index(item, self.tokenizer, self.chunking) if rag else self.corpus()
             extra = item.query if self.expand_query else None
-            claims = tuple(replace(c, evidence=tuple(search(index, c.text, self.k, extra)))
+            about = not rag and self.retrieval == "subject"
+            claims = tuple(replace(c, evidence=tuple(search(index, c.text, self.k, extra, about)))
                            for c in rec.claims)
             out.append(replace(rec, claims=claims))
         return out

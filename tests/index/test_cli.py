@@ -21,7 +21,7 @@ def test_build_list_search(tmp_path, capsys, monkeypatch):
     assert main(["search", "sky", "what orbits the earth", "-k", "5", "--json"]) == 0
     hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [h["doc_id"] for h in hits] == ["moon"]
-    assert set(hits[0]) == {"id", "doc_id", "title", "url", "score", "text"}
+    assert set(hits[0]) == {"id", "doc_id", "title", "url", "score", "found_by", "why", "text"}
     assert main(["search", "sky", "star"]) == 0
     assert "1. [" in capsys.readouterr().out
     # no hit: said on stderr, stdout stays empty for scripts (with or without --json)

@@ -97,7 +97,7 @@ def test_round_trip_is_memory_mapped_and_scores_equal(tmp_path):
     hit = disk.search("capital", 1)[0].to_json()
     assert hit == {"id": "paris#0", "doc_id": "paris", "title": "Paris",
                    "url": "https://example.org/paris", "score": hit["score"],
-                   "text": "Paris is the capital of France."}
+                   "found_by": "bm25", "why": "BM25 rank 1", "text": "Paris is the capital of France."}
     assert disk.passages[-1].doc_id == "3" and len(disk.passages[0:2]) == 2
 
 

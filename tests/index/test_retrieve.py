@@ -34,12 +34,21 @@ def test_search_returns_evidence_that_cites_its_source():
 
 def test_corpus_mode_sets_top_k_evidence_per_claim(tmp_path):
     write_corpus(tmp_path / "corpora" / "mini", DOCS)
-    stage = Retrieve("mini", k=2, home=tmp_path)
-    out = Pipeline([stage], provided=("item", "claims"))(
-        [record(["Berlin is the capital of Germany.", "The tower was completed in 1889."])])
-    c0, c1 = out[0].claims
-    assert c0.evidence[0].doc_id == "berlin" and len(c0.evidence) == 2
+    claims = ["Berlin is the capital of Germany.", "The tower was completed in 1889."]
+    bm25 = Pipeline([Retrieve("mini", k=2, home=tmp_path, retrieval="bm25")],
+                    provided=("item", "claims"))([record(claims)])
+    c0, c1 = bm25[0].claims
+    assert [e.doc_id for e in c0.evidence] == ["berlin", "paris"]
     assert c1.evidence[0].doc_id == "tower"
+    assert {e.found_by for e in c0.evidence} == {"bm25"}
+    # the default: the linked subject's document, and no other article that does not name it
+    subject = Pipeline([Retrieve("mini", k=2, home=tmp_path)], provided=("item", "claims"))(
+        [record(claims)])
+    c0, c1 = subject[0].claims
+    assert [(e.doc_id, e.found_by) for e in c0.evidence] == [("berlin", "subject")]
+    assert c0.evidence[0].why == "'Berlin' is the title of 'Berlin'"
+    assert c1.evidence[0].doc_id == "tower" and c1.evidence[0].found_by == "bm25"
+    assert "no subject linked" in c1.evidence[0].why
 
 
 def test_query_expansion_uses_the_item_query():

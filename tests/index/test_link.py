@@ -1,0 +1,154 @@
+"""Subject linking and the evidence order it gives: subject, topic, then BM25 naming them."""
+from __future__ import annotations
+
+import numpy as np
+
+from offline_eval.index.chunk import Document
+from offline_eval.index.link import Linker, lead_names
+from offline_eval.index.searcher import SearchIndex
+from offline_eval.nli.config import VerifyConfig
+from offline_eval.nli.verifier import Verifier
+from offline_eval.types import Evidence
+
+LEADS = [
+    ("Marie Curie", "Marie Curie", "Maria Salomea Sklodowska, better known as Marie Curie, was a "
+     "Polish physicist. She shared the 1903 Nobel Prize in Physics with Pierre Curie."),
+    ("Pierre Curie", "Pierre Curie", "Pierre Curie was a French physicist born in Paris. He "
+     "married the physicist Marie Curie in 1895. He died in 1906."),
+    ("Australia", "Australia", "Australia, officially the Commonwealth of Australia, is a "
+     "country. Its capital is Canberra."),
+    ("Australia (continent)", "Australia (continent)", "The continent of Australia is a landmass."),
+    ("Sydney", "Sydney", "Sydney is the capital city of the state of New South Wales and the most "
+     "populous city in Australia."),
+    ("Nile", "Nile", "The Nile is a river in Africa. It is 6,650 km long."),
+    ("Blue Nile", "Blue Nile", "The Blue Nile is a river that rises at Lake Tana. It joins the "
+     "White Nile at Khartoum."),
+    ("World Health Organization", "World Health Organization",
+     "The World Health Organization (WHO) is an agency of the United Nations."),
+    ("Psycho (1960 film)", "Psycho (1960 film)", "Psycho is a 1960 horror film."),
+    ("Alfred Hitchcock", "Alfred Hitchcock", "Alfred Hitchcock was an English film director. "
+     "His films include Psycho."),
+    ("Paris", "Paris", "Paris is the capital of France."),
+]
+DOCS = [Document(i, text, title) for i, title, text in LEADS]
+
+
+def linker() -> Linker:
+    return Linker.from_documents(LEADS)
+
+
+def test_an_exact_title_beats_a_bare_title_and_a_lead_name_is_an_alias():
+    L = linker()
+    assert L.subject("The capital of Australia is Sydney.").doc_id == "Australia"
+    link = L.subject("The Commonwealth of Australia has six states.")
+    assert (link.doc_id, link.how) == ("Australia", "alias")
+    assert L.subject("Psycho was released in 1960.").doc_id == "Psycho (1960 film)"
+
+
+def test_a_shared_surname_links_nothing_and_says_why():
+    link = linker().subject("Curie was born in Warsaw.")
+    assert link.doc_id is None
+    assert link.why == "'Curie' matches 2 documents (Marie Curie, Pierre Curie); none is linked"
+
+
+def test_the_subject_is_not_a_name_after_a_preposition_nor_a_possessor():
+    L = linker()
+    assert L.subject("In Paris, Marie Curie studied physics.").doc_id == "Marie Curie"
+    assert L.subject("Alfred Hitchcock's Psycho is a horror film.").doc_id == "Psycho (1960 film)"
+    assert L.subject("Alfred Hitchcock directed Psycho.").doc_id == "Alfred Hitchcock"
+
+
+def test_an_unknown_first_name_links_nothing_rather_than_a_later_one():
+    link = linker().subject("Leonardo painted in Paris.")
+    assert link.doc_id is None and "Leonardo" in link.why
+
+
+def test_acronyms_match_only_in_capitals_and_accents_fold():
+    L = linker()
+    assert L.subject("WHO coordinates health policy.").doc_id == "World Health Organization"
+    assert L.subject("Who founded Paris?").doc_id == "Paris"
+    assert Linker.from_documents([("t", "Tōkyō", "")]).subject("Tokyo is big.").doc_id == "t"
+
+
+def test_naming_a_longer_name_is_not_naming_the_subject():
+    L = linker()
+    assert L.names_subject("It joins the White Nile and then the Nile.", "Nile")
+    assert not L.names_subject("The Blue Nile rises at Lake Tana.", "Nile")
+
+
+def test_lead_names():
+    assert lead_names("Australia, officially the Commonwealth of Australia, is a country.") == [
+        "Commonwealth of Australia"]
+    assert lead_names("The gaur, also known as the Indian bison, is a bovine.") == []
+
+
+def test_search_about_reads_the_subject_first_then_sentences_that_name_it():
+    index = SearchIndex.from_documents(DOCS)
+    hits = index.search_about("Marie Curie was born in Warsaw.", k=5)
+    assert [(h.passage.doc_id, h.found_by) for h in hits] == [
+        ("Marie Curie", "subject"), ("Pierre Curie", "bm25")]
+    pierre = hits[1]
+    assert pierre.passage.text == "He married the physicist Marie Curie in 1895."
+    doc = next(d for d in DOCS if d.id == "Pierre Curie")
+    assert doc.text[pierre.passage.start:pierre.passage.end] == pierre.passage.text
+    assert pierre.why.endswith("its sentences that name 'Marie Curie'")
+    # BM25 alone ranks Sydney's lead first for an Australia claim; the subject comes first here
+    claim = "The capital of Australia is Sydney."
+    assert index.search(claim, 1)[0].passage.doc_id == "Sydney"
+    assert index.search_about(claim, 1)[0].passage.doc_id == "Australia"
+
+
+def test_search_about_falls_back_to_the_query_topic_then_to_bm25_with_a_reason():
+    index = SearchIndex.from_documents(DOCS)
+    hits = index.search_about("It is 6,650 km long.", k=2, query="How long is the Nile?")
+    assert (hits[0].passage.doc_id, hits[0].found_by) == ("Nile", "topic")
+    hits = index.search_about("Curie was a physicist.", k=2)
+    assert {h.found_by for h in hits} == {"bm25"}
+    assert all("matches 2 documents" in h.why for h in hits)
+    untitled = SearchIndex.from_documents([Document("n1", "Notes on Curie and physics.")])
+    (hit,) = untitled.search_about("Curie was a physicist.", k=3)
+    assert hit.found_by == "bm25" and hit.why.endswith("the corpus has no titles")
+
+
+class _Runner:
+    """Contradicts any premise holding ``bad``, entails any other."""
+
+    labels = ("entailment", "neutral", "contradiction")
+
+    def __init__(self, bad: str) -> None:
+        self.bad = bad
+
+    def predict(self, pairs):
+        return np.array([[.02, .03, .95] if self.bad in p else [.95, .03, .02] for p, _ in pairs])
+
+
+def _ev(doc: str, text: str, found_by: str | None) -> Evidence:
+    return Evidence(f"{doc}#0", text, doc_id=doc, title=doc, found_by=found_by)
+
+
+CFG = VerifyConfig(support=0.5, contradict=0.5, strong=0.99, assemble_sentences=0)
+
+
+def test_another_entity_contradicts_only_when_it_speaks_to_the_claim():
+    claim = "Marie Curie was born in Warsaw."
+    v = Verifier(_Runner("married"), CFG)
+    linked = [_ev("Marie Curie", "Marie Curie was born in Warsaw.", "subject"),
+              _ev("Pierre Curie", "He married Marie Curie in 1895.", "bm25")]
+    assert v.verify(claim, linked).label == "supported"
+    # the same passages, not linked: a passage naming her may contradict, as before
+    plain = [Evidence(e.passage_id, e.text, doc_id=e.doc_id, title=e.title) for e in linked]
+    assert v.verify(claim, plain).label == "contradicted"
+    # it speaks to the predicate: it can contradict
+    born = [linked[0], _ev("Pierre Curie", "Marie Curie was born in Paris, he married her.", "bm25")]
+    assert v.verify(claim, born).label in ("contradicted", "inconclusive")
+
+
+def test_the_number_rule_reads_only_the_subjects_document_when_linked():
+    claim = "Lake Tana is 84 km long."
+    v = Verifier(_Runner("never"), CFG)
+    linked = [_ev("Lake Tana", "Lake Tana is a lake in Ethiopia.", "subject"),
+              _ev("Bahir Dar", "Bahir Dar lies 3 km from Lake Tana.", "bm25")]
+    assert v.verify(claim, linked).label == "supported"
+    plain = [Evidence(e.passage_id, e.text, doc_id=e.doc_id, title=e.title) for e in linked]
+    verdict = v.verify(claim, plain)
+    assert (verdict.label, verdict.rule) == ("contradicted", "numbers")
