@@ -54,6 +54,8 @@ class Models:
         stages = {s.name.split(".")[-2]: s for s in build_pipeline(
             score_specs(ScoreOptions(comprehensiveness=None))).stages}
         stages["verify"] = self.verify
+        stages["retrieve-bm25"] = next(s for s in build_pipeline(score_specs(ScoreOptions(
+            comprehensiveness=None, retrieval="bm25"))).stages if s.name.endswith("retrieve.v1"))
         self.stages = stages
 
         def pipe(names: str, provided: Iterable[str] = ("item",)) -> Pipeline:
@@ -62,6 +64,8 @@ class Models:
         full = "split decompose rank retrieve verify"
         self.score = pipe(full + " nuggets metrics audit")  # `score` (no comprehensiveness)
         self.score_no_nuggets = pipe(full + " metrics audit")
+        # the same, with plain BM25 evidence instead of the subject path (issue: evidence)
+        self.score_bm25 = pipe(full.replace("retrieve", "retrieve-bm25") + " nuggets metrics audit")
         given = ("item", "claims", "order", "n2s", "deflection")
         self.check = pipe("retrieve verify metrics audit", given)  # given claims
         self.judged = pipe("metrics", given)  # given claims and judgments

@@ -57,19 +57,22 @@ def part_vital(models: Models, limit: int, facts: dict[str, Any]) -> list[str]:
     triples = read_triples(VITAL)[:limit or None]
     keys = (*PREC, "vital_rlp")
     jobs = [(t, c) for c in CONDITIONS for t in triples]
-    e2e = run(models.score, [ResponseResult(Item(t.id, t.query, t.text(c), meta={"group": c}))
-                             for t, c in jobs])
+    e2e_items = [ResponseResult(Item(t.id, t.query, t.text(c), meta={"group": c})) for t, c in jobs]
+    e2e = run(models.score, e2e_items)
+    e2e_bm25 = run(models.score_bm25, e2e_items)
     given = run(models.check, [replace(unjudged(t.given[c]), item=replace(
         t.given[c].item, meta={"group": c})) for t, c in jobs])
     settings = {
         "end to end": e2e, "end to end, audit judgments": [audited(r) for r in e2e],
+        "end to end, BM25 evidence": e2e_bm25,
         "given claims": given, "given claims, audit judgments": [audited(r) for r in given],
         "file judgments": run(models.judged, [replace(t.given[c], item=replace(
             t.given[c].item, meta={"group": c})) for t, c in jobs]),
     }
     lines = ["### 1. VitalErrors NQ subset (GPT-4o answers, 35 queries x normal / missing / wrong)", "",
              f"{len(triples)} queries. Three settings: **end to end** (our split, decomposition, "
-             "importance, BM25 evidence from wiki-vital, NLI verdicts); **given claims** (the "
+             "importance, evidence from wiki-vital by the subject path, NLI verdicts; *BM25 "
+             "evidence*: the same with plain BM25, `--retrieval bm25`); **given claims** (the "
              "file's own claims and importance labels, our wiki-vital evidence and verdicts: only "
              "verification is ours); **file judgments** (the file's claims, labels and GPT-4o "
              "judgments with our metric code: what the paper's pipeline measured on these queries). "

@@ -138,12 +138,21 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     True
     >>> comparable(*extract_quantities("two sons and 15 films"))
     False
+
+    A bare count that reads as a year (or a span of years) is not held against a counted
+    one: "27 years in prison" is not "from 1994 to 1999".
+
+    >>> comparable(*extract_quantities("27 years, from 1994 to 1999"))
+    False
     """
     if a.kind != b.kind:
         return False
     if a.kind not in ("count", "ordinal") or a.noun == b.noun:
         return True
     if a.noun and b.noun:
+        return False
+    bare = b if a.noun else a
+    if all(v == int(v) and 1000 <= v <= 2100 for v in (bare.low, bare.high)) and not bare.worded:
         return False
     return not (a.worded or b.worded)
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from collections import Counter
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
@@ -61,7 +62,7 @@ _SELF_NAME = re.compile(r"(?:(?:better|also|more commonly|commonly|simply|often|
 _DEMONYM = re.compile(r"(?:an|ese|ish|ch|ic|i)$")
 _ACRONYM = re.compile(r"^[^(]{1,80}\(([A-Z]{2,6})\)")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
-_WORD_AFTER = re.compile(r"(?<=[\w,;:] )([A-Za-z]+)")
+_ALPHA = re.compile(r"[A-Za-z]+")
 MAX_SPAN = 7
 MAX_WEAK_USES = 100  # see Linker.from_documents
 
@@ -141,8 +142,7 @@ class Linker:
         tables: dict[str, dict[str, list[str]]] = {t: {} for t in TIERS}
         titles: dict[str, str] = {}
         acronyms: set[str] = set()
-        lower: dict[str, int] = {}
-        upper: dict[str, int] = {}
+        words_seen: Counter[str] = Counter()
 
         def add(tier: str, name: str, doc: str) -> None:
             key = fold(name)
@@ -158,10 +158,7 @@ class Linker:
             if not title:
                 continue
             titles[doc] = title
-            for m in _WORD_AFTER.finditer(lead or ""):  # words not at a sentence start
-                w = m.group(1)
-                counts = upper if w[:1].isupper() else lower
-                counts[w.lower()] = counts.get(w.lower(), 0) + 1
+            words_seen.update(_ALPHA.findall(lead or ""))
             add("title", title, doc)
             bare = _PAREN.sub("", title)
             if bare != title:
@@ -178,6 +175,8 @@ class Linker:
                     add("weak", words[-1], doc)  # a surname
             if len(words) == 1 and len(bare) > 3:
                 add("weak", bare[:-1] if bare.endswith("s") else bare + "s", doc)
+        lower = {w: n for w, n in words_seen.items() if w.islower()}
+        upper = {w.lower(): n for w, n in words_seen.items() if w[:1].isupper() and w[1:].islower()}
         common = [w for w, n in lower.items() if n >= 3 and n >= upper.get(w, 0)]
         # a one-word weak alias the leads capitalise often is an adjective or a common
         # name ("American" of Scientific American, "Indian" of Indian Ocean), not a surname

@@ -115,7 +115,8 @@ class SearchIndex:
         return self._linker
 
     def search_about(self, claim: str, k: int = 10, query: str | None = None,
-                     pool: int = 50, guard: bool = True) -> list[Hit]:
+                     pool: int = 50, guard: bool = True,
+                     order: Callable[[str, list[Hit]], list[Hit]] | None = None) -> list[Hit]:
         """Evidence about the claim's subject: the passages of the document its subject links
         to (``subject``) or, when it links none, of the query's topic (``topic``: "It is 8,849
         m tall" answering "How tall is Mount Everest?"), by BM25 within the document; then
@@ -124,7 +125,8 @@ class SearchIndex:
         so another entity's article never stands in for the subject's. With nothing linked
         (no title named, a name several documents share, a corpus without titles) it is
         plain BM25, and each hit's ``why`` says why nothing was linked. ``guard=False``
-        lets any BM25 passage fill the ``k`` (measured in ``benchmarks/evidence.py``).
+        lets any BM25 passage fill the ``k``; ``order(claim, pool hits)`` may re-rank the BM25
+        pool before it fills (a dense re-ranker; both measured in ``benchmarks/evidence.py``).
         """
         tokens = self._tokens(claim, query)
         linker = self.linker()
@@ -147,13 +149,17 @@ class SearchIndex:
         guard_docs = [link.doc_id for link, _ in linked] if guard else []
         unlinked = "" if linked else f"; no subject linked: {subject.why}"
         docs, scores = self.bm25.top_k(tokens, max(pool, k))
-        for r, (d, s) in enumerate(zip(docs, scores)):
+        cands = [Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
+                 for r, (d, s) in enumerate(zip(docs, scores))]
+        if order is not None:
+            cands = order(claim, cands)
+        for h in cands:
             if len(hits) >= k:
                 break
-            p = self.passages[int(d)]
+            p, s = h.passage, h.score
             if p.id in taken:
                 continue
-            why = f"BM25 rank {r + 1}{unlinked}"
+            why = f"{h.why}{unlinked}"
             if guard_docs and p.doc_id not in guard_docs:
                 part = next(((g, q) for g in guard_docs if linker.may_name(p.text, g)
                              and (q := _naming_part(p, lambda t: linker.names_subject(t, g)))), None)
