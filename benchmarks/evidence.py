@@ -15,6 +15,8 @@ Each retrieval runs on the same claims in the same run, and the same verifier (t
 - ``subject``: the shipped order: linked passages first, then BM25 passages that name a
   linked document, narrowed to the sentences that name it (``offline-eval score
   --retrieval subject``, the default);
+- ``subject's article only``: the linked document's passages alone when a subject links
+  (FActScore reads the topic's page), else BM25;
 - ``... + dense re-rank``: the BM25 top 50 re-ranked by the cosine of the shipped
   all-MiniLM-L6-v2 embeddings of claim and passage before it fills the 5 (not shipped
   unless it earns its cost here).
@@ -82,6 +84,8 @@ def retrieve(index: Any, mode: str, claim: str, query: str, rerank: Any) -> list
     else:
         hits = index.search_about(claim, K, query, pool=POOL, guard=mode != "subject, no guard",
                                   order=rerank if mode.endswith("re-rank") else None)
+        if mode == "subject's article only":  # FActScore's reading: the topic's page alone
+            hits = [h for h in hits if h.found_by != "bm25"] or hits
     return [h.to_evidence() for h in hits]
 
 
@@ -173,7 +177,7 @@ def main() -> None:
     path = resolve_model(None)
     verifier = Verifier(shared_runner(path, None, None, 32), load_config(path))
     modes = ("bm25", "bm25 + dense re-rank", "subject, no guard", "subject",
-             "subject + dense re-rank")
+             "subject's article only", "subject + dense re-rank")
     rerank = Reranker()
     res = {m: probe(index, verifier, rows, m, rerank) for m in modes}
     demos = {m: demo(m, linker) for m in ("bm25", "subject")}

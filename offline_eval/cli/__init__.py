@@ -75,8 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"offline-eval: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("offline-eval: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # score says what is saved and how to resume
+        print(f"offline-eval: interrupted{': ' + str(exc) if str(exc) else ''}", file=sys.stderr)
         return 130
 
 

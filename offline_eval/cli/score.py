@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
+from offline_eval.io.items import DEFAULT_LIMITS, Limits
 from offline_eval.stages.retrieve import RETRIEVALS
 
 
@@ -46,6 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="how inconclusive claims count in precision (default: exclude)")
     p.add_argument("--home", help="data home for corpora, imported models and the exported embedder "
                    "(default $OFFLINE_EVAL_HOME or the user data dir)")
+    p.add_argument("--max-response-chars", type=int, default=DEFAULT_LIMITS.response_chars,
+                   help=f"refuse a longer response before any work (default "
+                        f"{DEFAULT_LIMITS.response_chars:,})")
+    p.add_argument("--max-reference-chars", type=int, default=DEFAULT_LIMITS.reference_chars,
+                   help=f"refuse a longer reference (default {DEFAULT_LIMITS.reference_chars:,})")
+    p.add_argument("--truncate", action="store_true",
+                   help="cut a response or reference over its limit, with a warning, instead of "
+                        "refusing the input")
     p.add_argument("--html", help="write a self-contained HTML report here")
     p.add_argument("--summary", help="write the run summary JSON here")
     p.add_argument("--group-by", help="input field naming the condition, e.g. group")
@@ -103,7 +112,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume and args.overwrite:
         raise InputError("--resume and --overwrite exclude each other")
     _check_output(args)
-    items = read_items(args.input)  # validates every row and rejects duplicate ids first
+    if args.max_response_chars <= 0 or args.max_reference_chars <= 0:
+        raise InputError("--max-response-chars and --max-reference-chars must be positive")
+    limits = Limits(args.max_response_chars, args.max_reference_chars, args.truncate)
+    items = read_items(args.input, limits)  # validates every row and rejects duplicate ids first
     if not items:
         print(f"offline-eval: warning: {args.input} has no rows", file=sys.stderr)
     _check_sources(args, items)
@@ -132,8 +144,9 @@ def _run(args: argparse.Namespace) -> int:
         from offline_eval.engines.local import run_local
 
         pipeline = build_pipeline(specs)  # validated before any model loads
-        stats = run_local(items, pipeline, args.output, to_row, resume=args.resume,
-                          batch_size=args.batch_size, progress=False if args.quiet else None)
+        with _saved_on_interrupt(args, len(items)):
+            stats = run_local(items, pipeline, args.output, to_row, resume=args.resume,
+                              batch_size=args.batch_size, progress=False if args.quiet else None)
         out_path = Path(args.output)
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line]
     summary = summarize_run(rows, args.group_by, args.pair_by)  # no wall-clock time: same run, same bytes
@@ -148,6 +161,32 @@ def _run(args: argparse.Namespace) -> int:
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
     _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
     return 1 if stats.failed else 0
+
+
+@contextmanager
+def _saved_on_interrupt(args: argparse.Namespace, total: int) -> Iterator[None]:
+    """Ctrl-C or SIGTERM: say how many rows are saved and how to continue (exit code 130).
+    Every finished batch is already flushed; ``--resume`` drops a torn last line."""
+    import signal
+    import shlex
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    except KeyboardInterrupt:
+        out = Path(args.output)
+        saved = 0
+        if out.is_file():
+            with out.open("rb") as fh:
+                saved = sum(b'"status":"ok"' in line or b'"status": "ok"' in line for line in fh)
+        argv = [a for a in sys.argv[1:] if a not in ("--overwrite", "--resume")]
+        raise KeyboardInterrupt(f"{saved} of {total} rows are saved in {out}; continue with: "
+                                f"offline-eval {shlex.join(argv)} --resume") from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _check_output(args: argparse.Namespace) -> None:

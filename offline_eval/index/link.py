@@ -67,7 +67,7 @@ MAX_SPAN = 7
 MAX_WEAK_USES = 100  # see Linker.from_documents
 
 
-@lru_cache(maxsize=65536)  # passages recur across the claims of a run
+@lru_cache(maxsize=8192)  # passages recur across the claims of a batch
 def fold(text: str) -> str:
     """Case- and accent-insensitive key: NFKD, marks dropped, case-folded, non-alphanumerics
     as spaces, a leading "the" dropped.

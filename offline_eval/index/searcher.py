@@ -149,10 +149,10 @@ class SearchIndex:
         guard_docs = [link.doc_id for link, _ in linked] if guard else []
         unlinked = "" if linked else f"; no subject linked: {subject.why}"
         docs, scores = self.bm25.top_k(tokens, max(pool, k))
-        cands = [Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
-                 for r, (d, s) in enumerate(zip(docs, scores))]
+        cands: Iterable[Hit] = (Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
+                                for r, (d, s) in enumerate(zip(docs, scores)))  # read as needed
         if order is not None:
-            cands = order(claim, cands)
+            cands = order(claim, list(cands))
         for h in cands:
             if len(hits) >= k:
                 break

@@ -1,11 +1,16 @@
 """Reader for ``score`` input rows: ``{"id","query","response","date"?,"references"?}``.
 
-All rows are validated, and ids checked for duplicates, before any work starts.
+All rows are validated, and ids checked for duplicates, before any work starts. A response
+or a reference longer than its limit (:class:`Limits`) is refused there, naming the file,
+line and field, so no row is half scored; with ``truncate`` it is cut at the limit instead
+(at a word boundary where there is one), with a warning naming the row.
 """
 from __future__ import annotations
 
 import os
 import re
+import warnings
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from offline_eval.errors import InputError
@@ -16,10 +21,44 @@ from offline_eval.types import Item, Reference
 _ISO_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][\d:.+\-Z]*)?)?)?$")
 
 
-def _reference(ref: Any, i: int, path: str, line: int) -> Reference:
+@dataclass(frozen=True)
+class Limits:
+    """Size limits of one input row, in characters (``score --max-response-chars``,
+    ``--max-reference-chars``, ``--truncate``). The defaults are far above any LLM answer
+    (about 15,000 words) and a long document, and keep one row's memory bounded."""
+
+    response_chars: int = 100_000
+    reference_chars: int = 1_000_000
+    truncate: bool = False
+
+    def __post_init__(self) -> None:
+        if self.response_chars <= 0 or self.reference_chars <= 0:
+            raise ValueError("size limits must be positive")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def _fit(text: str, limit: int, truncate: bool, flag: str, path: str, line: int, field: str) -> str:
+    if len(text) <= limit:
+        return text
+    if not truncate:
+        raise InputError(f"{len(text):,} characters, over the limit of {limit:,} ({flag}; "
+                         "--truncate cuts it instead)", path=path, line=line, field=field)
+    cut = text[:limit]
+    space = cut.rfind(" ", max(0, limit - 200))
+    cut = cut[:space] if space > 0 else cut
+    warnings.warn(f"{path}:{line}: {field} cut from {len(text):,} to {len(cut):,} characters "
+                  f"({flag})", UserWarning, stacklevel=2)
+    return cut
+
+
+def _reference(ref: Any, i: int, path: str, line: int, limits: Limits = DEFAULT_LIMITS) -> Reference:
     field = f"references[{i}]"
+    fit = lambda t, f: _fit(t, limits.reference_chars, limits.truncate,  # noqa: E731
+                            "--max-reference-chars", path, line, f)
     if isinstance(ref, str):
-        return Reference(id=f"ref{i}", text=ref)
+        return Reference(id=f"ref{i}", text=fit(ref, field))
     if not isinstance(ref, Mapping):
         raise InputError(f"expected a string or an object, got {type(ref).__name__}",
                          path=path, line=line, field=field)
@@ -30,11 +69,12 @@ def _reference(ref: Any, i: int, path: str, line: int) -> Reference:
         title = get_field(ref, "title", str, default=None, nullable=True)
     except InputError as exc:
         raise InputError(exc.reason, path=path, line=line, field=f"{field}.{exc.field}") from None
-    return Reference(id=str(rid), text=text, url=url, title=title)
+    return Reference(id=str(rid), text=fit(text, f"{field}.text"), url=url, title=title)
 
 
-def parse_item(row: Mapping[str, Any], path: str, line: int) -> Item:
-    """Validate one row into an :class:`Item`."""
+def parse_item(row: Mapping[str, Any], path: str, line: int,
+               limits: Limits = DEFAULT_LIMITS) -> Item:
+    """Validate one row into an :class:`Item` (sizes checked against ``limits``)."""
     def get(name: str, kind: Any, **kw: Any) -> Any:
         try:
             return get_field(row, name, kind, **kw)
@@ -46,7 +86,8 @@ def parse_item(row: Mapping[str, Any], path: str, line: int) -> Item:
     if not query.strip():
         raise InputError("must not be empty: importance and relevance are judged against the query",
                          path=path, line=line, field="query")
-    response = get("response", str)
+    response = _fit(get("response", str), limits.response_chars, limits.truncate,
+                    "--max-response-chars", path, line, "response")
     date = get("date", str, default=None, nullable=True) or None
     if date is not None and not _ISO_DATE.match(date):
         raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
@@ -55,16 +96,16 @@ def parse_item(row: Mapping[str, Any], path: str, line: int) -> Item:
     meta = {k: v for k, v in row.items()
             if k not in ("id", "query", "response", "date", "references")}
     return Item(id=str(rid), query=query, response=response, date=date,
-                references=tuple(_reference(r, i, path, line) for i, r in enumerate(refs)),
+                references=tuple(_reference(r, i, path, line, limits) for i, r in enumerate(refs)),
                 meta=meta)
 
 
-def read_items(path: str | os.PathLike[str]) -> list[Item]:
+def read_items(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> list[Item]:
     """Read and validate every row; duplicate ids are an error naming both lines."""
     items: list[Item] = []
     unique = UniqueIds(path)
     for line, row in read_jsonl(path):
-        item = parse_item(row, str(path), line)
+        item = parse_item(row, str(path), line, limits)
         unique(item.id, line)
         items.append(item)
     return items
