@@ -610,7 +610,8 @@ def main() -> int:
             f"{platform.machine()} with {os.cpu_count()} cores, 1-minute load average "
             f"{os.getloadavg()[0]:.1f} at the end; {time.perf_counter() - t_start:.0f} s in all ("
             + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + "). Embedded models only: "
-            "syntactic decomposer, shipped importance ranker, BM25 (k=5), nli-minilm on its default "
+            "syntactic decomposer, shipped importance ranker, evidence by the subject path (k=5), "
+            "nli-minilm on its default "
             "backend; no LLM anywhere. VITAL-RLP = 1 when a decided vital claim is not supported.", ""]
     if len(parts) == 3:
         body += notes(facts)

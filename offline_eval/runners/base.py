@@ -58,16 +58,16 @@ def batches_by_length(lengths: Sequence[int], size: int) -> list[list[int]]:
 
 
 def pad_batch(encoded: dict[str, list[list[int]]], idx: Sequence[int], pad_id: int,
-              left: bool = False) -> dict[str, np.ndarray]:
+              left: bool = False, width: int | None = None) -> dict[str, np.ndarray]:
     """The rows ``idx`` of ``encoded`` (a tokenizer's unpadded output) as int64 arrays
-    padded to the longest of them, as the tokenizer's own ``padding=True`` pads: input ids
-    with ``pad_id``, every other field (attention mask, token types) with 0.
+    padded to the longest of them (or to ``width``), as the tokenizer's own ``padding=True``
+    pads: input ids with ``pad_id``, every other field (attention mask, token types) with 0.
 
     >>> enc = {"input_ids": [[5, 6, 7], [8]], "attention_mask": [[1, 1, 1], [1]]}
     >>> pad_batch(enc, [1, 0], pad_id=0)["attention_mask"].tolist()
     [[1, 0, 0], [1, 1, 1]]
     """
-    width = max((len(encoded["input_ids"][i]) for i in idx), default=0)
+    width = width or max((len(encoded["input_ids"][i]) for i in idx), default=0)
     out = {}
     for key, rows in encoded.items():
         arr = np.full((len(idx), width), pad_id if key == "input_ids" else 0, dtype=np.int64)
@@ -82,10 +82,10 @@ def pad_batch(encoded: dict[str, list[list[int]]], idx: Sequence[int], pad_id: i
 
 
 def pad_like(tokenizer: Any, encoded: dict[str, list[list[int]]],
-             idx: Sequence[int]) -> dict[str, np.ndarray]:
+             idx: Sequence[int], width: int | None = None) -> dict[str, np.ndarray]:
     """:func:`pad_batch` with ``tokenizer``'s pad id and padding side."""
     return pad_batch(encoded, idx, int(tokenizer.pad_token_id or 0),
-                     left=getattr(tokenizer, "padding_side", "right") == "left")
+                     left=getattr(tokenizer, "padding_side", "right") == "left", width=width)
 
 
 def load_tokenizer(src: str | Path) -> Any:

@@ -257,3 +257,14 @@ def test_home_reaches_imported_models_and_is_restored(home, tmp_path):
                "--summary", str(tmp_path / "s.json")])
     assert rc == 0 and os.environ.get("OFFLINE_EVAL_HOME") == before
     assert json.loads((tmp_path / "s.json").read_text())["run"]["models"]["nli"]["name"] == "tiny-in-home"
+
+
+def test_rows_do_not_depend_on_the_batch_size(scored, home):
+    """The same bytes at --batch-size 1, 3 and 32 (the fixture's default): no stage reads
+    its batch mates (the embedder runs fixed-shape batches, the int8 NLI one pair at a time)."""
+    d, inp, out, _ = scored
+    for b in ("1", "3"):
+        other = d / f"out-{b}.jsonl"
+        assert main(["score", str(inp), "-o", str(other), "--corpus", "tiny", "--home", str(home),
+                     "--batch-size", b, "--quiet"]) == 0
+        assert other.read_bytes() == out.read_bytes(), f"--batch-size {b} changed a row"

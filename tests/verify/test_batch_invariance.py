@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from offline_eval.modelstore import resolve_model
+from offline_eval.modelstore import DEFAULT_NLI, shipped_dir
 from offline_eval.runners.load import load_runner
 
 
 def test_shipped_default_runner_is_batch_invariant():
-    try:
-        runner = load_runner(resolve_model(None), None, "cpu", 32)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"shipped model unavailable: {exc}")
+    path = shipped_dir() / DEFAULT_NLI
+    if not (path / "manifest.json").is_file():
+        pytest.skip("no shipped model")
+    pytest.importorskip("onnxruntime")
+    runner = load_runner(path, None, "cpu", 32)  # a model that is there but fails to load fails
     pair = ("The tower is 42 metres tall and was completed in 1874.", "The tower is 42 metres tall.")
     others = [("A ferry links the island with the mainland port.", "The ferry is fast."),
               ("Puffins nest on the cliffs from April to August every single year without fail "
