@@ -87,6 +87,18 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
     ]
 
 
+def _warnings(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Rows scored with a warning (text that does not look like English, a cut word): how
+    many, the first ids, and each message's count."""
+    flagged = [r for r in rows if r.get("warnings")]
+    counts: dict[str, int] = {}
+    for r in flagged:
+        for w in r["warnings"]:
+            counts[w] = counts.get(w, 0) + 1
+    return {"n_rows": len(flagged), "ids": [str(r["id"]) for r in flagged[:20]],
+            "messages": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None,
                   pair_by: str = "query") -> dict[str, Any]:
     """The run summary from written rows: aggregates, failures, groups and paired tests."""
@@ -99,7 +111,7 @@ def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None
         else:
             failed += 1
     ok.sort(key=lambda r: str(r["id"]))
-    out = {**summarize(ok), "n_failed": failed}
+    out = {**summarize(ok), "n_failed": failed, "warnings": _warnings(ok)}
     if group_by:
         groups: dict[str, list] = {}
         for r in ok:

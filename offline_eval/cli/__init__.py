@@ -60,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    import warnings
+
+    shown = warnings.formatwarning  # our warnings read as one line, not as a code location
+    warnings.formatwarning = lambda message, category, *a, **k: (  # type: ignore[assignment]
+        f"offline-eval: warning: {message}\n" if issubclass(category, UserWarning)
+        else shown(message, category, *a, **k))
     try:
         _check_paths(args)
         return int(args.func(args) or 0)
@@ -78,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # score says what is saved and how to resume
         print(f"offline-eval: interrupted{': ' + str(exc) if str(exc) else ''}", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = shown
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,6 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--overlap-words", type=int, default=30, help="overlap (default 30)")
     b.add_argument("--if-missing", action="store_true",
                    help="do nothing when a usable corpus NAME already exists")
+    b.add_argument("--overwrite", action="store_true",
+                   help="replace a corpus NAME that already exists (refused without it)")
     add_home(b)
     b.set_defaults(func=run_build)
     ls = csub.add_parser("list", help="list the corpora of the data home")
@@ -65,6 +67,10 @@ def run_build(args: argparse.Namespace) -> int:
             return 0
         except InputError:
             pass
+    elif not args.overwrite and corpus_path(args.name, args.home).exists():
+        from offline_eval.errors import InputError
+        raise InputError(f"corpus {args.name!r} already exists; pass --overwrite to replace it, "
+                         "or --if-missing to keep it", path=str(corpus_path(args.name, args.home)))
     tok = Tokenizer(stem=None if args.stem == "none" else args.stem)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:

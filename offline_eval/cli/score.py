@@ -290,3 +290,8 @@ def _print_summary(summary: dict, stats: object, fh) -> None:
         vals = "  ".join(f"{k}={s['metrics'][k]['mean']:.3f}" for k in show
                          if k in s["metrics"] and s["metrics"][k]["mean"] is not None)
         print(f"  [{g}] n={s['n_responses']}  {vals}", file=fh)
+    w = summary.get("warnings") or {}
+    if w.get("n_rows"):
+        ids = ", ".join(w["ids"][:5]) + (", ..." if w["n_rows"] > 5 else "")
+        print(f"offline-eval: warning: {w['n_rows']} row(s) scored with a warning ({ids}): "
+              + "; ".join(f"{m} ({n})" for m, n in w["messages"].items()), file=sys.stderr)

@@ -8,7 +8,7 @@ so a 20k-word response never holds more than one batch of chunk ``Doc`` objects.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Sequence
 
 from offline_eval.decomposition.filters import classify
@@ -126,8 +126,16 @@ def split_responses(texts: Sequence[str], nlp: Any, limit: int = CHUNK_CHARS) ->
     """:func:`split_response` for many texts, with one batched spaCy stream."""
     live = [k for k, t in enumerate(texts) if t.strip()]
     spans = dict(zip(live, _spans_many([texts[k] for k in live], nlp, limit)))
-    return [_classify(t, spans[k]) if k in spans else SplitResult((), False, reason="empty response")
-            for k, t in enumerate(texts)]
+    out = []
+    for k, t in enumerate(texts):
+        res = _classify(t, spans[k]) if k in spans else SplitResult((), False, reason="empty response")
+        longest = max((len(w) for w in t.split()), default=0)
+        if longest > limit:
+            res = replace(res, warnings=res.warnings + (
+                f"a {longest:,}-character word is longer than {limit:,} characters and was cut "
+                "into pieces; claims from it are best effort",))
+        out.append(res)
+    return out
 
 
 def _classify(text: str, spans: list[_Span]) -> SplitResult:

@@ -158,7 +158,7 @@ def read_header(folder: str | os.PathLike[str]) -> dict[str, Any]:
         name = header.get("name", folder.name)
         raise InputError(f"index format version {version} was written by another version of "
                          f"offline-eval; this one reads version {FORMAT_VERSION}. Rebuild it: "
-                         f"offline-eval corpus build {name} --from SOURCE", path=str(folder))
+                         f"offline-eval corpus build {name} --from SOURCE --overwrite", path=str(folder))
     return header
 
 

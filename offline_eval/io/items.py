@@ -93,6 +93,10 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
         raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
                          path=path, line=line, field="date")
     refs = get("references", list, default=[], nullable=True) or []
+    if "references" in row and not refs:
+        warnings.warn(f"{path}:{line}: references is empty, so this row is checked against the "
+                      "corpus (omit the field to say so, or give its references)", UserWarning,
+                      stacklevel=2)
     meta = {k: v for k, v in row.items()
             if k not in ("id", "query", "response", "date", "references")}
     return Item(id=str(rid), query=query, response=response, date=date,

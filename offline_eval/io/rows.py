@@ -70,6 +70,13 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(float(x), 6)
 
 
+def row_warnings(result: ResponseResult) -> list[str]:
+    """What a reader of the row must know about how it was scored: text that does not look
+    like English, a word cut into pieces (from the split stage)."""
+    split = result.audit.get("split") or {}
+    return list(split.get("warnings") or [])
+
+
 def score_row(result: ResponseResult, undecided: str = "exclude",
               group_by: str | None = "group") -> dict[str, Any]:
     """The output row of ``offline-eval score`` for one response (schema in the README).
@@ -102,6 +109,7 @@ def score_row(result: ResponseResult, undecided: str = "exclude",
         "response": result.item.response, "date": result.item.date,
         **({"group": result.item.meta[group_by]} if group_by in result.item.meta else {}),
         "deflection": result.deflection,
+        "warnings": row_warnings(result),
         "sentences": [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind,
                        "reason": s.reason} for s in result.sentences],
         "claims": claims,

@@ -81,7 +81,15 @@ def test_missing_file_is_a_clear_error(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
-def test_status_lists_unavailable_stages(capsys):
-    assert main(["status"]) == 0
+def test_status_checks_what_each_stage_needs(capsys, tmp_path, monkeypatch):
+    import offline_eval.modelstore as modelstore
+
+    main(["status", "--home", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "metrics    available" in out
+    assert "metrics            ready" in out
+    assert "RAG references only: no corpus built" in out  # an empty data home
+    monkeypatch.setattr(modelstore, "shipped_dir", lambda: tmp_path / "no-models")
+    assert main(["status", "--home", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "verify             NOT READY" in out and "no NLI model in" in out
+    assert "Not ready: verify, nuggets, comprehensiveness" in out

@@ -61,6 +61,11 @@ def test_fixture_corpus_and_if_missing(tmp_path, capsys):
     assert "4 documents" in capsys.readouterr().out
     assert main(["corpus", "build", "tiny", "--from", str(fixture), "--if-missing", *home]) == 0
     assert "already built" in capsys.readouterr().out
+    # an existing corpus is replaced only on request
+    assert main(["corpus", "build", "tiny", "--from", str(fixture), *home]) == 2
+    assert "already exists; pass --overwrite to replace it" in capsys.readouterr().err
+    assert main(["corpus", "build", "tiny", "--from", str(fixture), "--overwrite", *home]) == 0
+    assert "4 documents" in capsys.readouterr().out
     assert main(["search", "tiny", "When was the lighthouse completed?", "-k", "1", "--json",
                  *home]) == 0
     hit = json.loads(capsys.readouterr().out)
