@@ -38,9 +38,9 @@ def test_metrics_writes_rows_and_summary(tmp_path):
 def test_output_is_byte_identical_across_runs(tmp_path):
     p = write(tmp_path, [GOOD])
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    main(["metrics", str(p), "-o", str(a)])
-    main(["metrics", str(p), "-o", str(b)])
-    assert a.read_bytes() == b.read_bytes()
+    assert main(["metrics", str(p), "-o", str(a)]) == 0
+    assert main(["metrics", str(p), "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes() and a.read_text().strip()
 
 
 @pytest.mark.parametrize("bad,line,field", [

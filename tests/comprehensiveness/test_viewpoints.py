@@ -98,8 +98,12 @@ def test_unknown_fact_set_is_refused_everywhere(tmp_path):
     p.write_text(json.dumps({"id": "1", "query": Q, "sources": [A[1]], "response": "1874"}) + "\n")
     with pytest.raises(ValueError, match="valid: vital, all"):
         list(evaluate(p, "qa", lexical, facts="key"))
-    (row,) = evaluate(p, "qa", lexical, facts="all")
-    assert row["score"] is not None
+    (row,) = evaluate(p, "qa", lexical, facts="all")  # every fact: the design one is missing
+    assert [f["fact"] for f in row["covered"]] == ["The Varn lighthouse first lit its lamp in 1874."]
+    assert [f["fact"] for f in row["missing"]] == ["The Varn lighthouse was designed by Ilse Moor."]
+    assert 0 < row["score"] < 1
+    (row,) = evaluate(p, "qa", lexical, facts="vital")  # the key fact alone: covered
+    assert row["score"] == 1.0
 
 
 def test_cli_passes_the_fact_set(tmp_path, monkeypatch):

@@ -82,9 +82,8 @@ def test_resume_retries_error_rows(tmp_path):
 def test_output_is_deterministic(tmp_path):
     inp = make_input(tmp_path)
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    run(inp, a)
-    run(inp, b)
-    assert a.read_bytes() == b.read_bytes()
+    assert run(inp, a).returncode == 0 and run(inp, b).returncode == 0
+    assert a.read_bytes() == b.read_bytes() and len(a.read_text().splitlines()) == 12
 
 
 def test_duplicate_ids_rejected_before_work(tmp_path):

@@ -52,10 +52,19 @@ def test_rows_carry_claims_verdicts_evidence_and_audit(scored):
     tower = rows["tower"]
     assert tower["status"] == "ok" and tower["claims"]
     for c in tower["claims"]:
-        assert c["verdict"] in ("supported", "contradicted", "unverifiable", "inconclusive")
         assert c["importance"] in ("vital", "okay", "less-important") and c["rank"] >= 1
         assert c["evidence"] and c["evidence"][0]["doc_id"]
-        assert c["audit"]["verdict"]
+    # the shipped models' verdicts, pinned: the lighthouse's own article decides both claims
+    got = {r: [(c["text"], c["verdict"], c["audit"]["verdict"]) for c in rows[r]["claims"]]
+           for r in ("tower", "tower-wrong", "rag")}
+    assert got == {
+        "tower": [("The Lighthouse of Varn is 42 metres tall.", "supported", "correct"),
+                  ("The Lighthouse of Varn was completed in 1874.", "supported", "correct")],
+        "tower-wrong": [("The Lighthouse of Varn is 95 metres tall.", "contradicted", "incorrect"),
+                        ("The Lighthouse of Varn was completed in 1874.", "supported", "correct")],
+        "rag": [("The Marta entered service in 2011.", "supported", "correct")]}
+    ev = tower["claims"][0]["decisive_evidence"]
+    assert (ev["doc_id"], ev["found_by"]) == ("lighthouse-of-varn", "subject")
     assert tower["audit"]["relevance"] == "relevant"
     assert rows["sorry"]["deflection"] and rows["sorry"]["audit"]["verdict"] is None
     assert rows["sorry"]["metrics"]["factscore_precision"] is None

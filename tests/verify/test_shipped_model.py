@@ -27,8 +27,10 @@ def test_shipped_model_runs_and_verifies():
     v = Verifier(runner, load_config(SHIPPED))
     probs = v.classify_pairs([("The museum opened in 1990 in Lyon.", "The museum opened in 1990.")])[0]
     assert abs(sum(probs.values()) - 1) < 1e-6
-    verdict = v.verify("The museum opened in 1990.", ["The museum opened in 1990 in Lyon."])
-    assert verdict.label in ("supported", "contradicted", "unverifiable", "inconclusive")
+    assert probs["entailment"] > max(probs["neutral"], probs["contradiction"])
+    assert v.verify("The museum opened in 1990.", ["The museum opened in 1990 in Lyon."]).label == "supported"
+    unrelated = v.verify("The museum opened in 1990.", ["Puffins nest on the western cliffs."])
+    assert unrelated.label == "unverifiable"
 
 
 def test_shipped_verdicts_catch_fluent_false_claims():
