@@ -87,6 +87,33 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
     ]
 
 
+RESPONSE_VERDICTS: tuple[str, ...] = ("correct", "partially_correct", "incorrect", "inconclusive",
+                                      "unverifiable", "deflection", "no_claims")
+CLAIM_VERDICTS: tuple[str, ...] = ("supported", "contradicted", "inconclusive", "unverifiable")
+
+
+def verdict_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """How many answers the guideline audit found correct, partially correct, incorrect,
+    inconclusive or unverifiable (a deflection, or an answer with no claim, counted apart),
+    and how many claims got each verdict.
+
+    >>> verdict_counts([{"deflection": False, "audit": {"verdict": "incorrect"},
+    ...                  "claims": [{"verdict": "contradicted"}, {"verdict": "supported"}]},
+    ...                 {"deflection": True, "audit": {"verdict": None}, "claims": []}])["responses"]
+    {'correct': 0, 'partially_correct': 0, 'incorrect': 1, 'inconclusive': 0, 'unverifiable': 0, 'deflection': 1, 'no_claims': 0}
+    """
+    responses = dict.fromkeys(RESPONSE_VERDICTS, 0)
+    claims = dict.fromkeys(CLAIM_VERDICTS, 0)
+    for r in rows:
+        v = (r.get("audit") or {}).get("verdict")
+        key = "deflection" if r.get("deflection") else (v if v in responses else "no_claims")
+        responses[key] += 1
+        for c in r.get("claims") or []:
+            if c.get("verdict") in claims:
+                claims[c["verdict"]] += 1
+    return {"responses": responses, "claims": claims}
+
+
 def _warnings(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Rows scored with a warning (text that does not look like English, a cut word): how
     many, the first ids, and each message's count."""
@@ -111,7 +138,8 @@ def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None
         else:
             failed += 1
     ok.sort(key=lambda r: str(r["id"]))
-    out = {**summarize(ok), "n_failed": failed, "warnings": _warnings(ok)}
+    out = {**summarize(ok), "n_failed": failed, "verdicts": verdict_counts(ok),
+           "warnings": _warnings(ok)}
     if group_by:
         groups: dict[str, list] = {}
         for r in ok:

@@ -282,6 +282,12 @@ def _print_summary(summary: dict, stats: object, fh) -> None:
     print(f"scored {summary['n_responses']} responses ({summary['n_failed']} failed, "
           f"{getattr(stats, 'skipped', 0)} resumed) in {getattr(stats, 'seconds', 0):.1f}s; "
           f"abstention ratio {summary['abstention_ratio'] if summary['abstention_ratio'] is None else round(summary['abstention_ratio'], 3)}", file=fh)
+    v = summary.get("verdicts")
+    if v:
+        n = max(1, sum(v["responses"].values()))
+        print("  answers: " + ", ".join(f"{k.replace('_', ' ')} {c} ({100 * c / n:.0f}%)"
+                                        for k, c in v["responses"].items() if c), file=fh)
+        print("  claims: " + ", ".join(f"{k} {c}" for k, c in v["claims"].items() if c), file=fh)
     for k in show:
         a = m.get(k)
         if a and a["mean"] is not None:

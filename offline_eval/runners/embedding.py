@@ -44,6 +44,8 @@ def exported_embedding_path(home: str | Path | None = None) -> Path:
 
 #: token lengths are padded up to a multiple of this in fixed batches (see fixed_batches)
 LENGTH_STEP = 8
+#: a fixed batch of width w holds at most this many tokens: min(size, TOKENS // w) rows
+FIXED_TOKENS = 256
 
 
 def bucket(n: int) -> int:
@@ -52,8 +54,9 @@ def bucket(n: int) -> int:
 
 
 def fixed_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
-    """Batches of exactly ``size`` rows, each of texts of one width (:func:`bucket` of the
-    token length; narrowest first), the last of a width filled up with repeats of its first
+    """Batches of texts of one width (:func:`bucket` of the token length; narrowest first),
+    each of exactly ``min(size, FIXED_TOKENS // width)`` rows (at least 1: a row count that
+    depends on the width alone), the last of a width filled up with repeats of its first
     text.
 
     Every text is then embedded in a tensor whose shape depends on its own length alone,
@@ -62,18 +65,18 @@ def fixed_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
     measured 1.3e-7, enough to move a 6-decimal importance score). Repeats are computed and
     dropped.
 
-    >>> fixed_batches([10, 1, 12, 9], 2)
-    [[1, 1], [0, 2], [3, 3]]
+    >>> fixed_batches([10, 1, 12, 9, 200], 2)
+    [[1, 1], [0, 2], [3, 3], [4]]
     """
     by_width: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_width.setdefault(bucket(n), []).append(i)
     out = []
     for w in sorted(by_width):
-        ids = by_width[w]
-        for s in range(0, len(ids), size):
-            chunk = ids[s:s + size]
-            out.append(chunk + [chunk[0]] * (size - len(chunk)))
+        ids, rows = by_width[w], max(1, min(size, FIXED_TOKENS // w))
+        for s in range(0, len(ids), rows):
+            chunk = ids[s:s + rows]
+            out.append(chunk + [chunk[0]] * (rows - len(chunk)))
     return out
 
 

@@ -85,6 +85,11 @@ def test_summary_and_report(scored):
     s = json.loads((d / "s.json").read_text())
     assert s["n_responses"] == 4 and s["n_failed"] == 0
     assert set(s["groups"]) == {"normal", "wrong"}
+    # the audit added up: the right tower answer, the RAG one, the wrong height, the deflection
+    assert {k: n for k, n in s["verdicts"]["responses"].items() if n} == {
+        "correct": 2, "incorrect": 1, "deflection": 1}
+    assert s["verdicts"]["claims"] == {"supported": 4, "contradicted": 1, "inconclusive": 0,
+                                       "unverifiable": 0}
     assert "seconds" not in s  # no wall-clock time: the same run writes the same bytes
     html = (d / "r.html").read_text()
     assert "tower-wrong" in html and "<svg" in html
