@@ -46,7 +46,7 @@ class Models:
         from offline_eval.nli.config import load_config
         from offline_eval.pipeline import Pipeline
         from offline_eval.runners.load import shared_runner
-        from offline_eval.score import ScoreOptions, score_specs
+        from offline_eval.scoring import ScoreOptions, score_specs
         from offline_eval.stages.verify import Verify
 
         path = resolve_model(None)

@@ -68,7 +68,7 @@ def child(inp: str, backend: str, device: str, out: str) -> None:
     from offline_eval.engines.spec import build_pipeline
     from offline_eval.io.items import read_items
     from offline_eval.io.rows import score_row
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
 
     from offline_eval.types import ResponseResult
 

@@ -176,7 +176,7 @@ def main() -> int:
     except ImportError as exc:
         print(f"scale_ray: {exc.name} is not installed (pip install 'offline-eval[ray]'); skipped")
         return 0
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
 
     n_model = sum(spec.uses_model for spec in score_specs(ScoreOptions()))
     load_start = os.getloadavg()

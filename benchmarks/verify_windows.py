@@ -79,7 +79,7 @@ def main() -> int:
     from offline_eval.modelstore import resolve_model
     from offline_eval.nli.config import load_config
     from offline_eval.runners.load import shared_runner
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
     from offline_eval.stages.verify import Verify
     from offline_eval.types import Item, ResponseResult
 

@@ -8,4 +8,11 @@ __version__ = "0.1.0"
 
 from offline_eval.errors import InputError, ModelError, OfflineEvalError, StageError
 
-__all__ = ["InputError", "ModelError", "OfflineEvalError", "StageError", "__version__"]
+
+def score(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """:func:`offline_eval.scoring.score` (imported on first call: nothing loads at import)."""
+    from offline_eval.scoring import score as _score
+    return _score(*args, **kwargs)
+
+
+__all__ = ["InputError", "ModelError", "OfflineEvalError", "StageError", "__version__", "score"]

@@ -107,7 +107,7 @@ def embedder_record(home: str | None) -> dict[str, Any]:
 
 
 def run_record(opts: Any, specs: Sequence[Any], needs_corpus: bool) -> dict[str, Any]:
-    """The record of a ``score`` run with :class:`~offline_eval.score.ScoreOptions` ``opts``
+    """The record of a ``score`` run with :class:`~offline_eval.scoring.ScoreOptions` ``opts``
     and stage specs ``specs``; ``needs_corpus`` when some item has no references."""
     from offline_eval.importance.ranker import SPACY_MODEL, default_model_dir
 

@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     from offline_eval.engines.spec import build_pipeline
     from offline_eval.io.items import read_items
     from offline_eval.io.rows import score_row
-    from offline_eval.score import ScoreOptions, score_specs, summarize_run
+    from offline_eval.scoring import ScoreOptions, score_specs, summarize_run
 
     from offline_eval.errors import InputError
 

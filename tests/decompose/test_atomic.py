@@ -107,7 +107,7 @@ def test_cli_granularity(tmp_path):
 
 
 def test_score_spec_records_granularity():
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
 
     def decompose_spec(opts):
         return next(s for s in score_specs(opts) if s.target == "offline_eval.stages.decompose.v1")

@@ -7,7 +7,7 @@ import pytest
 
 from offline_eval.io.items import read_items
 from offline_eval.io.rows import row_warnings
-from offline_eval.score import summarize_run
+from offline_eval.scoring import summarize_run
 from offline_eval.types import Item, ResponseResult
 
 

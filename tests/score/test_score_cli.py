@@ -189,7 +189,7 @@ def test_gamma_and_undecided_reach_the_metrics(scored, home, tmp_path):
 
 def test_only_stages_whose_model_can_use_a_gpu_are_marked_for_one():
     from offline_eval.engines.ray_engine import actor_gpus
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
 
     def marked(**kw):
         return {s.target.split(".")[-2] for s in score_specs(ScoreOptions(**kw)) if actor_gpus(s, 0.25)}
@@ -200,7 +200,7 @@ def test_only_stages_whose_model_can_use_a_gpu_are_marked_for_one():
 
 
 def test_nli_options_reach_every_stage_that_loads_the_nli_model():
-    from offline_eval.score import ScoreOptions, score_specs
+    from offline_eval.scoring import ScoreOptions, score_specs
 
     specs = {s.target: s.kwargs for s in score_specs(ScoreOptions(nli_model="my-deberta", backend="torch"))}
     for name in ("offline_eval.stages.verify.v1", "offline_eval.stages.nuggets.v1"):

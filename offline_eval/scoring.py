@@ -2,12 +2,15 @@
 
 The stages, in order: split -> decompose -> rank -> retrieve -> verify -> nuggets ->
 comprehensiveness -> metrics -> audit.
-:func:`score_specs` turns :class:`ScoreOptions` into stage specs that any engine builds.
+:func:`score_specs` turns :class:`ScoreOptions` into stage specs that any engine builds;
+:func:`score` runs them in this process and returns the records, the rows ``offline-eval
+score`` writes, and the run summary.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Mapping, Sequence
 
 from offline_eval.engines.spec import StageSpec
 
@@ -52,6 +55,64 @@ class ScoreOptions:
     undecided: str = "exclude"
     comprehensiveness: str | None = "qa"
     comprehensiveness_facts: str = "vital"
+
+
+@dataclass(frozen=True)
+class ScoreRun:
+    """What :func:`score` returns: the typed records (``results``), the output rows in input
+    order (``rows``, as ``offline-eval score`` writes them) and the run summary."""
+
+    results: Sequence[Any]
+    rows: Sequence[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions | None = None,
+          *, batch_size: int | None = None, group_by: str | None = None,
+          **overrides: Any) -> ScoreRun:
+    """Score answers in this process: what ``offline-eval score`` does, without the files.
+
+    Args:
+        items: a JSONL path, or rows (``{"id", "query", "response", "date"?,
+            "references"?}`` dicts) or :class:`~offline_eval.types.Item` records; dict rows
+            are validated as the CLI validates a file (errors name ``<items>:N`` and the field).
+        options: the run's options; keyword ``overrides`` replace single fields of it
+            (``score(rows, corpus="my-notes", k=3)``).
+        batch_size: responses per pipeline batch (rows do not depend on it).
+        group_by: the item field naming the condition, for per-group summaries.
+
+    Raises:
+        TypeError: an override that is not an option, naming the valid ones.
+
+    >>> score([], comprehensiveness=None).summary["n_responses"]
+    0
+    >>> score([], corpus_name="x")
+    Traceback (most recent call last):
+    ...
+    TypeError: unknown option 'corpus_name'; valid: corpus, decomposer, granularity, decomposer_model, nli_model, backend, device, batch_size, k, retrieval, home, gamma, undecided, comprehensiveness, comprehensiveness_facts
+    """
+    from dataclasses import replace
+
+    from offline_eval.engines.spec import build_pipeline
+    from offline_eval.io.items import parse_item, read_items
+    from offline_eval.io.rows import score_row
+    from offline_eval.types import Item, ResponseResult
+
+    valid = [f.name for f in fields(ScoreOptions)]
+    bad = [k for k in overrides if k not in valid]
+    if bad:
+        raise TypeError(f"unknown option {bad[0]!r}; valid: {', '.join(valid)}")
+    opts = replace(options or ScoreOptions(), **overrides)
+    if isinstance(items, (str, os.PathLike)):
+        records = read_items(items)
+    else:
+        records = [it if isinstance(it, Item) else parse_item(it, "<items>", n)
+                   for n, it in enumerate(items, 1)]
+    pipeline = build_pipeline(score_specs(opts))
+    results = list(pipeline.run([ResponseResult(item=it) for it in records],
+                                batch_size=batch_size or opts.batch_size)) if records else []
+    rows = [score_row(r, undecided=opts.undecided, group_by=group_by or "group") for r in results]
+    return ScoreRun(results, rows, summarize_run(rows, group_by))
 
 
 def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
