@@ -98,7 +98,8 @@ class EmbeddingJob:
         self._encoded = embedder.encode([str(t) for t in texts])
         ids = self._encoded["input_ids"]
         lengths = [len(x) for x in ids]
-        self.batches = (fixed_batches(lengths, embedder.fixed_batch) if embedder.fixed_batch
+        self._fixed = int(getattr(embedder, "fixed_batch", 0))  # duck-typed embedders: padded
+        self.batches = (fixed_batches(lengths, self._fixed) if self._fixed
                         else batches_by_length(lengths, embedder.batch_size))
         self._todo = iter(self.batches)
         self._lock = threading.Lock()
@@ -112,8 +113,12 @@ class EmbeddingJob:
             if idx is None:
                 return
             rows = list(dict.fromkeys(idx))  # a filled-up batch repeats its first text
-            width = bucket(len(self._encoded["input_ids"][idx[0]])) if self._embedder.fixed_batch else None
-            self.vectors[rows] = self._embedder.embed_encoded(self._encoded, idx, width)[:len(rows)]
+            if self._fixed:
+                width = bucket(len(self._encoded["input_ids"][idx[0]]))
+                vecs = self._embedder.embed_encoded(self._encoded, idx, width)
+            else:
+                vecs = self._embedder.embed_encoded(self._encoded, idx)
+            self.vectors[rows] = vecs[:len(rows)]
 
 
 class TextEmbedder:

@@ -206,6 +206,7 @@ def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
 
     # batches follow token counts, not characters: "paris" is one token but five letters
     runner = EmbeddingRunner(tiny_model, batch_size=3)
+    runner.fixed_batch = 0  # padded batches (the fixed ones are checked below)
     texts = ["paris", "xx yy zz", ".", "the capital of france", "qqqqqqqqqqqqqq"]
     job = runner.job(texts)
     counts = [len(ids) for ids in runner.encode(texts)["input_ids"]]
@@ -215,3 +216,20 @@ def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
     assert all(len(b) <= 3 for b in job.batches)
     job.work()
     assert np.allclose(job.vectors, runner.predict(texts), atol=1e-6)
+
+
+def test_fixed_batches_make_a_vector_independent_of_its_batch_mates(tiny_model):
+    from offline_eval.runners.embedding import FIXED_TOKENS, bucket
+
+    runner = EmbeddingRunner(tiny_model, batch_size=3)
+    assert runner.fixed_batch == 16  # the default
+    texts = ["paris", "xx yy zz", ".", "the capital of france", "qqqqqqqqqqqqqq"] * 3
+    job = runner.job(texts)
+    counts = [len(ids) for ids in runner.encode(texts)["input_ids"]]
+    for b in job.batches:  # one width per batch, a row count set by the width alone
+        assert len({bucket(counts[i]) for i in b}) == 1
+        assert len(b) == max(1, min(16, FIXED_TOKENS // bucket(counts[b[0]])))
+    assert sorted(set(i for b in job.batches for i in b)) == list(range(len(texts)))
+    alone = np.concatenate([runner.predict([t]) for t in texts])
+    assert np.array_equal(runner.predict(texts), alone)  # bit for bit
+    assert np.array_equal(runner.predict(texts[3:7]), alone[3:7])

@@ -98,6 +98,8 @@ class _JobEmbedder:
 
     workers = 3
 
+    fixed_batch = 0  # padded batches of batch_size
+
     def __init__(self, inner):
         self.inner, self.dim, self.batch_size, self.calls = inner, inner.dim, 2, 0
 
