@@ -69,17 +69,21 @@ class ScoreRun:
 
 def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions | None = None,
           *, batch_size: int | None = None, group_by: str | None = None,
-          **overrides: Any) -> ScoreRun:
+          limits: Any = None, **overrides: Any) -> ScoreRun:
     """Score answers in this process: what ``offline-eval score`` does, without the files.
 
     Args:
         items: a JSONL path, or rows (``{"id", "query", "response", "date"?,
             "references"?}`` dicts) or :class:`~offline_eval.types.Item` records; dict rows
-            are validated as the CLI validates a file (errors name ``<items>:N`` and the field).
+            are validated as the CLI validates a file (errors name ``<items>:N`` and the field;
+            duplicate ids are refused). A row that fails gets an error row, as in the CLI,
+            and the others go on.
         options: the run's options; keyword ``overrides`` replace single fields of it
             (``score(rows, corpus="my-notes", k=3)``).
         batch_size: responses per pipeline batch (rows do not depend on it).
         group_by: the item field naming the condition, for per-group summaries.
+        limits: size limits of a row (:class:`~offline_eval.io.items.Limits`; the CLI's
+            defaults when None).
 
     Raises:
         TypeError: an override that is not an option, naming the valid ones.
@@ -93,25 +97,34 @@ def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions
     """
     from dataclasses import replace
 
+    from offline_eval.engines.local import run_batch
     from offline_eval.engines.spec import build_pipeline
-    from offline_eval.io.items import parse_item, read_items
+    from offline_eval.io.items import DEFAULT_LIMITS, parse_item, read_items
+    from offline_eval.io.jsonl import UniqueIds
     from offline_eval.io.rows import score_row
-    from offline_eval.types import Item, ResponseResult
+    from offline_eval.types import Item
 
     valid = [f.name for f in fields(ScoreOptions)]
     bad = [k for k in overrides if k not in valid]
     if bad:
         raise TypeError(f"unknown option {bad[0]!r}; valid: {', '.join(valid)}")
     opts = replace(options or ScoreOptions(), **overrides)
+    lim = limits or DEFAULT_LIMITS
     if isinstance(items, (str, os.PathLike)):
-        records = read_items(items)
+        records = read_items(items, lim)
     else:
-        records = [it if isinstance(it, Item) else parse_item(it, "<items>", n)
-                   for n, it in enumerate(items, 1)]
+        records, unique = [], UniqueIds("<items>")
+        for n, it in enumerate(items, 1):
+            records.append(it if isinstance(it, Item) else parse_item(it, "<items>", n, lim))
+            unique(records[-1].id, n)
     pipeline = build_pipeline(score_specs(opts))
-    results = list(pipeline.run([ResponseResult(item=it) for it in records],
-                                batch_size=batch_size or opts.batch_size)) if records else []
-    rows = [score_row(r, undecided=opts.undecided, group_by=group_by or "group") for r in results]
+    to_row = lambda r: score_row(r, undecided=opts.undecided, group_by=group_by or "group")  # noqa: E731
+    size = batch_size or opts.batch_size
+    results, rows = [], []
+    for start in range(0, len(records), size):  # a failing row gets an error row, as in the CLI
+        for r, row in run_batch(records[start:start + size], pipeline, to_row):
+            results += [r] if r is not None else []
+            rows.append(row)
     return ScoreRun(results, rows, summarize_run(rows, group_by))
 
 

@@ -32,7 +32,8 @@ class Reference:
 
 @dataclass(frozen=True)
 class Item:
-    """One input row: a query and the response to score."""
+    """One input row: a query and the response to score. ``warnings`` are what reading it
+    found (a response cut at its size limit, empty references); rows carry them."""
 
     id: str
     query: str
@@ -40,6 +41,7 @@ class Item:
     date: str | None = None
     references: tuple[Reference, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ def _check_paths(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what was asked, for hints
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 #: arguments that never change a row
-_NOT_COMPARED = {"func", "command", "input", "output", "resume", "quiet", "batch_size",
+_NOT_COMPARED = {"func", "command", "input", "output", "resume", "quiet", "batch_size", "argv",
                  "parse_workers"}
 
 

@@ -182,7 +182,7 @@ def _saved_on_interrupt(args: argparse.Namespace, total: int) -> Iterator[None]:
         if out.is_file():
             with out.open("rb") as fh:
                 saved = sum(b'"status":"ok"' in line or b'"status": "ok"' in line for line in fh)
-        argv = [a for a in sys.argv[1:] if a not in ("--overwrite", "--resume")]
+        argv = [a for a in getattr(args, "argv", sys.argv[1:]) if a not in ("--overwrite", "--resume")]
         raise KeyboardInterrupt(f"{saved} of {total} rows are saved in {out}; continue with: "
                                 f"offline-eval {shlex.join(argv)} --resume") from None
     finally:

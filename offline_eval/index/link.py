@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
@@ -64,7 +64,9 @@ _ACRONYM = re.compile(r"^[^(]{1,80}\(([A-Z]{2,6})\)")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _ALPHA = re.compile(r"[A-Za-z]+")
 MAX_SPAN = 7
+_PRONOUNS = frozenset("it its he his him she her they their them this these those".split())
 MAX_WEAK_USES = 100  # see Linker.from_documents
+MIN_FORM_USES = 3  # a one-word title's other number is an alias when the leads use it this often
 
 
 @lru_cache(maxsize=8192)  # passages recur across the claims of a batch
@@ -94,6 +96,12 @@ class Link:
     title: str | None
     how: str | None
     why: str
+    #: False when the name is not the text's subject: every name follows a preposition, or a
+    #: pronoun comes first ("She was born in Warsaw.", "It is Canberra."); the query's topic
+    #: is then the better subject
+    positional: bool = True
+    #: the documents a name several of them share could mean (none is linked)
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,17 +124,19 @@ class Linker:
             An exact title beats a bare title or lead name ("Australia" over "Australia
             (continent)"), which beats a weak alias.
         titles: document id -> title.
-        acronyms: folded aliases written in capitals ("WHO"), matched only in capitals.
+        acronyms: folded alias -> the documents that hold it written in capitals ("WHO"):
+            text in capitals reads only those, other text never does ("The Who" is the band).
         common: lower-case words the leads write lower-case more often than capitalised
             ("home", "set"): at the start of a sentence they are not names.
     """
 
     def __init__(self, tables: Mapping[str, Mapping[str, Sequence[str]]],
-                 titles: Mapping[str, str], acronyms: Iterable[str] = (),
+                 titles: Mapping[str, str], acronyms: Mapping[str, Iterable[str]] | None = None,
                  common: Iterable[str] = ()) -> None:
         self.tables = {t: tables.get(t, {}) for t in TIERS}
         self.titles = titles
-        self.acronyms, self.common = frozenset(acronyms), frozenset(common)
+        self.acronyms = {k: frozenset(v) for k, v in (acronyms or {}).items()}
+        self.common = frozenset(common)
         names: dict[str, set[str]] = {}
         for tier, table in self.tables.items():
             for alias, ids in table.items():
@@ -141,8 +151,9 @@ class Linker:
         """From ``(doc_id, title, lead text)``; documents without a title are skipped."""
         tables: dict[str, dict[str, list[str]]] = {t: {} for t in TIERS}
         titles: dict[str, str] = {}
-        acronyms: set[str] = set()
+        acronyms: dict[str, set[str]] = {}
         words_seen: Counter[str] = Counter()
+        forms: list[tuple[str, str]] = []  # one-word titles' other number, kept if the leads use it
 
         def add(tier: str, name: str, doc: str) -> None:
             key = fold(name)
@@ -151,7 +162,7 @@ class Linker:
                 if doc not in ids:
                     ids.append(doc)
                 if name.isupper() and len(name) <= 6:
-                    acronyms.add(key)
+                    acronyms.setdefault(key, set()).add(doc)
 
         for doc, title, lead in docs:
             title = (title or "").strip()
@@ -173,21 +184,31 @@ class Linker:
                     add("weak", " ".join(words[1:]), doc)
                 elif not words[-1].isupper() and len(words[-1]) > 2:
                     add("weak", words[-1], doc)  # a surname
-            if len(words) == 1 and len(bare) > 3:
-                add("weak", bare[:-1] if bare.endswith("s") else bare + "s", doc)
+            if len(words) == 1 and len(bare) > 3 and bare[1:].islower():
+                forms.append((bare[:-1] if bare.endswith("s") else bare + "s", doc))
         lower = {w: n for w, n in words_seen.items() if w.islower()}
         upper = {w.lower(): n for w, n in words_seen.items() if w[:1].isupper() and w[1:].islower()}
         common = [w for w, n in lower.items() if n >= 3 and n >= upper.get(w, 0)]
+        for form, doc in forms:  # "Himalaya" for Himalayas, never "Mar" for Mars
+            if len(form) >= 5 and upper.get(form.lower(), 0) >= MIN_FORM_USES:
+                add("weak", form, doc)
         # a one-word weak alias the leads capitalise often is an adjective or a common
         # name ("American" of Scientific American, "Indian" of Indian Ocean), not a surname
         tables["weak"] = {k: v for k, v in tables["weak"].items()
-                          if " " in k or upper.get(k, 0) <= MAX_WEAK_USES}
+                          if " " in k or (upper.get(k, 0) <= MAX_WEAK_USES and k not in STOPWORDS)}
         return cls(tables, titles, acronyms, common)
 
+    def _holders(self, table: Mapping[str, Sequence[str]], key: str, raw: str) -> list[str]:
+        """The documents of ``table`` holding ``key`` as ``raw`` reads: text in capitals
+        reads the acronym's holders alone, other text never reads them."""
+        ids = list(table.get(key, ()))
+        acro = self.acronyms.get(key)
+        if acro is None:
+            return ids
+        return [d for d in ids if d in acro] if raw.isupper() else [d for d in ids if d not in acro]
+
     def _known(self, key: str, raw: str) -> bool:
-        if key in self.acronyms and not raw.isupper():
-            return False  # "Who" is not the WHO
-        return any(key in t for t in self.tables.values())
+        return any(self._holders(t, key, raw) for t in self.tables.values())
 
     def names(self, doc_id: str) -> tuple[str, ...]:
         """The folded names of a document, longest first: its title and lead names, and the
@@ -208,19 +229,19 @@ class Linker:
                 continue
             prep = i > 0 and toks[i - 1][1].lower() in _PREPS
             n = self._longest(text, toks, i)
-            if n == 1 and word.rstrip(".").lower() in self.common:
-                n = 0  # "Home to ...", "the City of Light": a common word, not a name
+            if n == 1 and word.rstrip(".").lower() in self.common and not word.isupper():
+                n = 0  # "Home to ...", "the City of Light": a common word, not a name (WHO is)
+            possessive = lambda j: (j + 1 < len(toks) and toks[j][1] in "'’"  # noqa: E731
+                                    and toks[j + 1][1] == "s")
             if n:
                 s, e = toks[i][0], toks[i + n - 1][0] + len(toks[i + n - 1][1])
-                poss = i + n + 1 < len(toks) and toks[i + n][1] in "'’" and toks[i + n + 1][1] == "s"
-                out.append(_Mention(s, text[s:e].rstrip("."), fold(text[s:e]), prep, poss))
+                out.append(_Mention(s, text[s:e].rstrip("."), fold(text[s:e]), prep, possessive(i + n)))
                 i += n
                 continue
             bare = word.rstrip(".")
             low = bare.lower()
             if low not in STOPWORDS and low not in self.common and not _DEMONYM.search(bare):
-                poss = i + 2 < len(toks) and toks[i + 1][1] in "'’" and toks[i + 2][1] == "s"
-                out.append(_Mention(toks[i][0], bare, None, prep, poss))
+                out.append(_Mention(toks[i][0], bare, None, prep, possessive(i + 1)))
             i += 1
         return out
 
@@ -241,7 +262,7 @@ class Linker:
     def resolve(self, key: str, mention: str) -> Link:
         """The document a folded name links to, or why it links none."""
         for tier in TIERS:
-            ids = self.tables[tier].get(key, [])
+            ids = self._holders(self.tables[tier], key, mention)
             if len(ids) == 1:
                 doc, title = ids[0], self.titles.get(ids[0])
                 what = {"title": "the title", "alias": "a name"}.get(tier, "a short form")
@@ -250,7 +271,8 @@ class Linker:
                 shown = ", ".join(sorted(self.titles.get(d, d) for d in ids)[:4])
                 more = f" and {len(ids) - 4} more" if len(ids) > 4 else ""
                 return Link(mention, None, None, None,
-                            f"{mention!r} matches {len(ids)} documents ({shown}{more}); none is linked")
+                            f"{mention!r} matches {len(ids)} documents ({shown}{more}); none is linked",
+                            candidates=tuple(ids))
         return Link(mention, None, None, None, f"{mention!r} is not a corpus title")
 
     def subject(self, text: str) -> Link:
@@ -260,14 +282,19 @@ class Linker:
         ms = self.mentions(text)
         if not ms:
             return Link(None, None, None, None, "it names no corpus title")
-        at = next((i for i, m in enumerate(ms) if not m.after_prep), 0)
+        at = next((i for i, m in enumerate(ms) if not m.after_prep), None)
+        positional = at is not None
+        at = at or 0
         while ms[at].possessive and at + 1 < len(ms) and \
                 text[ms[at].start + len(ms[at].text):ms[at + 1].start].strip() in ("'s", "’s"):
             at += 1  # "Hitchcock's Psycho" is about Psycho
         m = ms[at]
+        if _PRONOUNS & {w.lower() for w in _TOKEN.findall(text[:m.start])}:
+            positional = False  # "It is Canberra.": the subject is the pronoun, not the name
         if m.key is None:
-            return Link(m.text, None, None, None, f"its subject {m.text!r} is not a corpus title")
-        return self.resolve(m.key, m.text)
+            return Link(m.text, None, None, None, f"its subject {m.text!r} is not a corpus title",
+                        positional)
+        return replace(self.resolve(m.key, m.text), positional=positional)
 
     def may_name(self, text: str, doc_id: str) -> bool:
         """A quick test: one of :meth:`names` occurs in ``text`` (False means it names none)."""

@@ -16,9 +16,10 @@ written by :func:`~offline_eval.index.store.write_corpus` (memory-mapped).
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from offline_eval.errors import InputError
 from offline_eval.index.bm25 import BM25Builder, BM25Index, BM25Params
@@ -63,7 +64,8 @@ class SearchIndex:
         self.bm25, self.passages, self.tokenizer = bm25, passages, tokenizer
         self.header = dict(header or {})
         self._linker: Linker | None = None
-        self._doc_passages: dict[str, list[int]] = {}
+        self._doc_passages: dict[str, list[int]] | None = None  # set with _linker, once
+        self._link_lock = threading.Lock()
 
     @classmethod
     def from_documents(cls, documents: Iterable[Document], tokenizer: Tokenizer | None = None,
@@ -98,28 +100,38 @@ class SearchIndex:
             extra: optional context (e.g. the question a claim answers); its tokens that
                 are not already in ``query`` are added once each.
         """
-        docs, scores = self.bm25.top_k(self._tokens(query, extra), k)
-        return [Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
-                for r, (d, s) in enumerate(zip(docs, scores))]
+        return list(self._bm25_hits(self._tokens(query, extra), k))
+
+    def _bm25_hits(self, tokens: list[str], k: int) -> Iterator[Hit]:
+        """The ``k`` best passages for ``tokens``, best first, each read when reached."""
+        docs, scores = self.bm25.top_k(tokens, k)
+        for r, (d, s) in enumerate(zip(docs, scores)):
+            yield Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
 
     def linker(self) -> Linker | None:
-        """The subject linker of this corpus's titles (built on first use from each
+        """The subject linker of this corpus's titles (built once, on first use, from each
         document's first passage), or None when no passage has a title."""
-        if self._linker is None and not self._doc_passages:
-            leads: dict[str, tuple[str, str, str]] = {}
-            for i, p in enumerate(self.passages):
-                self._doc_passages.setdefault(p.doc_id, []).append(i)
-                if p.title and p.doc_id not in leads:
-                    leads[p.doc_id] = (p.doc_id, p.title, p.text)
-            self._linker = Linker.from_documents(leads.values()) if leads else None
+        with self._link_lock:
+            if self._doc_passages is None:
+                by_doc: dict[str, list[int]] = {}
+                leads: dict[str, tuple[str, str, str]] = {}
+                for i, p in enumerate(self.passages):
+                    by_doc.setdefault(p.doc_id, []).append(i)
+                    if p.title and p.doc_id not in leads:
+                        leads[p.doc_id] = (p.doc_id, p.title, p.text)
+                self._linker = Linker.from_documents(leads.values()) if leads else None
+                self._doc_passages = by_doc
         return self._linker
 
     def search_about(self, claim: str, k: int = 10, query: str | None = None,
                      pool: int = 50, guard: bool = True,
                      order: Callable[[str, list[Hit]], list[Hit]] | None = None) -> list[Hit]:
         """Evidence about the claim's subject: the passages of the document its subject links
-        to (``subject``) or, when it links none, of the query's topic (``topic``: "It is 8,849
-        m tall" answering "How tall is Mount Everest?"), by BM25 within the document; then
+        to (``subject``), or those of the query's topic (``topic``) when the claim names no
+        subject ("It is 8,849 m tall." answering "How tall is Mount Everest?"), names it only
+        after a preposition ("She was born in Warsaw." answering "Where was Marie Curie
+        born?"), or names one that several documents share, the topic's among them ("Curie");
+        by BM25 within the document; then
         BM25 over the corpus (``query`` words added) fills the ``k`` from its
         top ``pool``, keeping only passages of the linked documents or that name one of them,
         so another entity's article never stands in for the subject's. With nothing linked
@@ -134,23 +146,24 @@ class SearchIndex:
             return [Hit(h.passage, h.score, "bm25", f"{h.why}; the corpus has no titles")
                     for h in self.search(claim, k, query)]
         subject = linker.subject(claim)
-        topic = linker.subject(query) if query and subject.doc_id is None else None
-        linked = [(subject, "subject")] if subject.doc_id else []
-        if topic is not None and topic.doc_id:
-            linked.append((topic, "topic"))
+        topic = linker.subject(query) if query else None
+        use_topic = topic is not None and topic.doc_id is not None and (
+            subject.mention is None or not subject.positional
+            or topic.doc_id in subject.candidates)
+        linked = ([(topic, "topic")] if use_topic else
+                  [(subject, "subject")] if subject.doc_id else [])
         hits: list[Hit] = []
+        by_doc = self._doc_passages or {}  # set by linker()
         if linked:
             scores = self.bm25.scores(tokens)
             for link, role in linked:
-                idx = sorted(self._doc_passages.get(link.doc_id, []), key=lambda i: (-scores[i], i))
+                idx = sorted(by_doc.get(link.doc_id, []), key=lambda i: (-scores[i], i))
                 hits += [Hit(self.passages[i], float(scores[i]), role, link.why) for i in idx]
             hits = hits[:k]
         taken = {h.passage.id for h in hits}
         guard_docs = [link.doc_id for link, _ in linked] if guard else []
         unlinked = "" if linked else f"; no subject linked: {subject.why}"
-        docs, scores = self.bm25.top_k(tokens, max(pool, k))
-        cands: Iterable[Hit] = (Hit(self.passages[int(d)], float(s), "bm25", f"BM25 rank {r + 1}")
-                                for r, (d, s) in enumerate(zip(docs, scores)))  # read as needed
+        cands: Iterable[Hit] = self._bm25_hits(tokens, max(pool, k))  # read as needed
         if order is not None:
             cands = order(claim, list(cands))
         for h in cands:

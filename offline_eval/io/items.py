@@ -39,7 +39,8 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def _fit(text: str, limit: int, truncate: bool, flag: str, path: str, line: int, field: str) -> str:
+def _fit(text: str, limit: int, truncate: bool, flag: str, path: str, line: int, field: str,
+         notes: list[str]) -> str:
     if len(text) <= limit:
         return text
     if not truncate:
@@ -48,15 +49,17 @@ def _fit(text: str, limit: int, truncate: bool, flag: str, path: str, line: int,
     cut = text[:limit]
     space = cut.rfind(" ", max(0, limit - 200))
     cut = cut[:space] if space > 0 else cut
-    warnings.warn(f"{path}:{line}: {field} cut from {len(text):,} to {len(cut):,} characters "
-                  f"({flag})", UserWarning, stacklevel=2)
+    note = f"{field} cut from {len(text):,} to {len(cut):,} characters ({flag})"
+    notes.append(note)
+    warnings.warn(f"{path}:{line}: {note}", UserWarning, stacklevel=2)
     return cut
 
 
-def _reference(ref: Any, i: int, path: str, line: int, limits: Limits = DEFAULT_LIMITS) -> Reference:
+def _reference(ref: Any, i: int, path: str, line: int, limits: Limits = DEFAULT_LIMITS,
+               notes: list[str] | None = None) -> Reference:
     field = f"references[{i}]"
     fit = lambda t, f: _fit(t, limits.reference_chars, limits.truncate,  # noqa: E731
-                            "--max-reference-chars", path, line, f)
+                            "--max-reference-chars", path, line, f, [] if notes is None else notes)
     if isinstance(ref, str):
         return Reference(id=f"ref{i}", text=fit(ref, field))
     if not isinstance(ref, Mapping):
@@ -86,22 +89,24 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
     if not query.strip():
         raise InputError("must not be empty: importance and relevance are judged against the query",
                          path=path, line=line, field="query")
+    notes: list[str] = []
     response = _fit(get("response", str), limits.response_chars, limits.truncate,
-                    "--max-response-chars", path, line, "response")
+                    "--max-response-chars", path, line, "response", notes)
     date = get("date", str, default=None, nullable=True) or None
     if date is not None and not _ISO_DATE.match(date):
         raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
                          path=path, line=line, field="date")
     refs = get("references", list, default=[], nullable=True) or []
     if "references" in row and not refs:
+        notes.append("references is empty, so this row is checked against the corpus")
         warnings.warn(f"{path}:{line}: references is empty, so this row is checked against the "
                       "corpus (omit the field to say so, or give its references)", UserWarning,
                       stacklevel=2)
     meta = {k: v for k, v in row.items()
             if k not in ("id", "query", "response", "date", "references")}
-    return Item(id=str(rid), query=query, response=response, date=date,
-                references=tuple(_reference(r, i, path, line, limits) for i, r in enumerate(refs)),
-                meta=meta)
+    references = tuple(_reference(r, i, path, line, limits, notes) for i, r in enumerate(refs))
+    return Item(id=str(rid), query=query, response=response, date=date, references=references,
+                meta=meta, warnings=tuple(notes))
 
 
 def read_items(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> list[Item]:

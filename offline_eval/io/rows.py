@@ -71,10 +71,11 @@ def _r(x: float | None) -> float | None:
 
 
 def row_warnings(result: ResponseResult) -> list[str]:
-    """What a reader of the row must know about how it was scored: text that does not look
-    like English, a word cut into pieces (from the split stage)."""
+    """What a reader of the row must know about how it was scored: what reading it found (a
+    text cut at its size limit, empty references), then the split stage's (text that does
+    not look like English, a word cut into pieces)."""
     split = result.audit.get("split") or {}
-    return list(split.get("warnings") or [])
+    return list(result.item.warnings) + list(split.get("warnings") or [])
 
 
 def score_row(result: ResponseResult, undecided: str = "exclude",

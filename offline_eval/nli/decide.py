@@ -2,8 +2,10 @@
 
 Order (each step is named in :attr:`Verdict.rule`):
 
-1. **Contradiction first** (``nli``). A passage *about the claim's subject* (it names one of
-   the claim's names, or the claim names none) whose contradicting window has
+1. **Contradiction first** (``nli``). A passage *about the claim's subject* (when retrieval
+   linked the subject, the linked document and other documents' sentences that name it and
+   speak to the claim's predicate; otherwise a passage naming one of the claim's names, or
+   any when the claim names none) whose contradicting window has
    P(contradiction) >= ``contradict`` and above its P(entailment) makes the claim
    ``contradicted``. Word coverage never outweighs it. When another passage entails the
    claim with P >= ``strong`` while this one contradicts with P >= ``strong``, the claim is
@@ -45,7 +47,7 @@ def named(passage_features: Sequence[Mapping[str, float]],
     names (``cov_entity`` > 0; a claim with no names scores 1.0 on every passage). Adding the
     passage that holds most of the claim's words was measured and dropped (RESULTS.md,
     ``verdicts``: WiCE dev 0.704 -> 0.684 leave-one-set-out)."""
-    if any(p.found_by in LINKED for p in passages):
+    if _linked(passages):
         return list(range(len(passage_features)))
     return [i for i, f in enumerate(passage_features) if f.get("cov_entity", 1.0) > 0.0]
 
@@ -100,8 +102,9 @@ def _contradicting(claim: str, s: "ClaimScores", passages: Sequence[Evidence],
     where she was born."""
     idx = named(s.passage_features, passages) if cfg.conflict_shared_name and s.passage_features \
         else list(range(len(s.passage_con)))
+    idx = [i for i in idx if i < len(passages)]
     if _linked(passages):
-        idx = [i for i in idx if i >= len(passages) or passages[i].found_by in LINKED
+        idx = [i for i in idx if passages[i].found_by in LINKED
                or _speaks_to(claim, s.con_windows[i] if s.con_windows else passages[i].text)]
     return max(idx, key=lambda i: (s.passage_con[i], -i)) if idx else None
 
@@ -111,7 +114,10 @@ def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
     """The decision of steps 1-3 (see the module docstring)."""
     if s.reason:
         return Verdict("unverifiable", reason=s.reason, rule="input")
-    ents = [p.get("entailment", 0.0) for p in s.passage_probs]
+    n = min(len(passages), len(s.passage_probs))  # equal by construction; never index past either
+    if n == 0:
+        return Verdict("unverifiable", reason="no evidence", rule="input")
+    ents = [p.get("entailment", 0.0) for p in s.passage_probs[:n]]
     pe = int(np.argmax(ents))
     pk = _contradicting(claim, s, passages, cfg)
     if pk is not None:
@@ -130,9 +136,9 @@ def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
                            reason=f"P(contradiction) {pc:.2f} of {what} on a passage about its subject",
                            rule="nli")
     if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
-        alone = [cfg.combiner.predict_one(f) for f in s.passage_features]
+        alone = [cfg.combiner.predict_one(f) for f in s.passage_features[:n]]
         pe = int(np.argmax(alone))
-        own = [i for i in range(len(alone)) if i < len(passages) and alone[i] >= cfg.support
+        own = [i for i in range(len(alone)) if alone[i] >= cfg.support
                and passages[i].found_by in LINKED]
         if own:  # the subject's own document, when it alone supports the claim
             pe = max(own, key=lambda i: (alone[i], -i))

@@ -49,8 +49,8 @@ FIXED_TOKENS = 256
 
 
 def bucket(n: int) -> int:
-    """The padded width of a text of ``n`` tokens in a fixed batch."""
-    return -(-n // LENGTH_STEP) * LENGTH_STEP
+    """The padded width of a text of ``n`` tokens in a fixed batch (at least one step)."""
+    return max(1, -(-n // LENGTH_STEP)) * LENGTH_STEP
 
 
 def fixed_batches(lengths: Sequence[int], size: int) -> list[list[int]]:

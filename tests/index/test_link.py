@@ -29,6 +29,9 @@ LEADS = [
     ("Alfred Hitchcock", "Alfred Hitchcock", "Alfred Hitchcock was an English film director. "
      "His films include Psycho."),
     ("Paris", "Paris", "Paris is the capital of France."),
+    ("Warsaw", "Warsaw", "Warsaw is the capital of Poland."),
+    ("Mars", "Mars", "Mars is the fourth planet from the Sun."),
+    ("Doctor Who", "Doctor Who", "Doctor Who is a television programme."),
 ]
 DOCS = [Document(i, text, title) for i, title, text in LEADS]
 
@@ -67,6 +70,8 @@ def test_acronyms_match_only_in_capitals_and_accents_fold():
     L = linker()
     assert L.subject("WHO coordinates health policy.").doc_id == "World Health Organization"
     assert L.subject("Who founded Paris?").doc_id == "Paris"
+    assert L.subject("The Who played loud.").doc_id is None  # no stop word is a surname
+    assert L.subject("Mar. 3 was a Monday.").doc_id is None  # no "Mar" for Mars
     assert Linker.from_documents([("t", "Tōkyō", "")]).subject("Tokyo is big.").doc_id == "t"
 
 
@@ -102,6 +107,15 @@ def test_search_about_falls_back_to_the_query_topic_then_to_bm25_with_a_reason()
     index = SearchIndex.from_documents(DOCS)
     hits = index.search_about("It is 6,650 km long.", k=2, query="How long is the Nile?")
     assert (hits[0].passage.doc_id, hits[0].found_by) == ("Nile", "topic")
+    # a pronoun subject: the topic, not the place the claim names
+    q = "Where was Marie Curie born?"
+    hits = index.search_about("She was born in Warsaw.", k=2, query=q)
+    assert (hits[0].passage.doc_id, hits[0].found_by) == ("Marie Curie", "topic")
+    # a shared surname: the topic when it is one of the documents the name could mean
+    assert index.search_about("Curie was born in Warsaw.", k=1, query=q)[0].found_by == "topic"
+    # a subject the corpus does not hold is not replaced by the query's topic
+    hits = index.search_about("Irene Joliot-Curie won a prize in 1935.", k=3, query=q)
+    assert {h.found_by for h in hits} == {"bm25"}
     hits = index.search_about("Curie was a physicist.", k=2)
     assert {h.found_by for h in hits} == {"bm25"}
     assert all("matches 2 documents" in h.why for h in hits)

@@ -38,6 +38,8 @@ def test_truncate_cuts_at_a_word_with_a_warning_naming_the_row(tmp_path):
     with pytest.warns(UserWarning, match=r"in\.jsonl:2: response cut from 150 to 99 characters"):
         items = read_items(p, Limits(response_chars=100, truncate=True))
     assert items[1].response == ("word " * 20).strip() and items[0].response == ROWS[0]["response"]
+    assert items[1].warnings == ("response cut from 150 to 99 characters (--max-response-chars)",)
+    assert items[0].warnings == ()
 
 
 def test_the_cli_refuses_before_any_work(tmp_path, capsys):

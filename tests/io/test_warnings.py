@@ -41,3 +41,5 @@ def test_empty_references_warn_that_the_corpus_is_used(tmp_path):
                                          r"checked against the corpus"):
         (item,) = read_items(p)
     assert item.references == ()
+    assert row_warnings(ResponseResult(item)) == [
+        "references is empty, so this row is checked against the corpus"]

@@ -25,3 +25,5 @@ def test_bad_rows_and_options_are_named():
         offline_eval.score([{"id": "a", "query": "q?", "response": "r"}, {"id": "b", "response": "r"}])
     with pytest.raises(TypeError, match=r"unknown option 'kk'; valid: corpus, "):
         offline_eval.score([], kk=3)
+    with pytest.raises(offline_eval.InputError, match=r"<items>:2.*duplicate"):
+        offline_eval.score([{"id": "a", "query": "q?", "response": "r"}] * 2)
