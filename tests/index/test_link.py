@@ -143,6 +143,11 @@ def _ev(doc: str, text: str, found_by: str | None) -> Evidence:
 CFG = VerifyConfig(support=0.5, contradict=0.5, strong=0.99, assemble_sentences=0)
 
 
+def _unlinked(passages: list[Evidence]) -> list[Evidence]:
+    """The same passages as given evidence: no retrieval reason on them."""
+    return [Evidence(e.passage_id, e.text, doc_id=e.doc_id, title=e.title) for e in passages]
+
+
 def test_another_entity_contradicts_only_when_it_speaks_to_the_claim():
     claim = "Marie Curie was born in Warsaw."
     v = Verifier(_Runner("married"), CFG)
@@ -150,8 +155,7 @@ def test_another_entity_contradicts_only_when_it_speaks_to_the_claim():
               _ev("Pierre Curie", "He married Marie Curie in 1895.", "bm25")]
     assert v.verify(claim, linked).label == "supported"
     # the same passages, not linked: a passage naming her may contradict, as before
-    plain = [Evidence(e.passage_id, e.text, doc_id=e.doc_id, title=e.title) for e in linked]
-    assert v.verify(claim, plain).label == "contradicted"
+    assert v.verify(claim, _unlinked(linked)).label == "contradicted"
     # it speaks to the predicate: it can contradict
     born = [linked[0], _ev("Pierre Curie", "Marie Curie was born in Paris, he married her.", "bm25")]
     assert v.verify(claim, born).label in ("contradicted", "inconclusive")
@@ -163,6 +167,5 @@ def test_the_number_rule_reads_only_the_subjects_document_when_linked():
     linked = [_ev("Lake Tana", "Lake Tana is a lake in Ethiopia.", "subject"),
               _ev("Bahir Dar", "Bahir Dar lies 3 km from Lake Tana.", "bm25")]
     assert v.verify(claim, linked).label == "supported"
-    plain = [Evidence(e.passage_id, e.text, doc_id=e.doc_id, title=e.title) for e in linked]
-    verdict = v.verify(claim, plain)
+    verdict = v.verify(claim, _unlinked(linked))
     assert (verdict.label, verdict.rule) == ("contradicted", "numbers")
