@@ -162,7 +162,8 @@ def _classify(text: str, spans: list[_Span]) -> SplitResult:
 
 
 _STOPWORDS = frozenset("the a an of and or to in is are was were be it that this for on with as by "
-                       "at from not have has had he she they its their which".split())
+                       "at from not have has had he she they its their which i you we my me your "
+                       "our can could do does did no will would should may might must am been".split())
 
 
 def text_warnings(text: str) -> list[str]:
@@ -172,6 +173,8 @@ def text_warnings(text: str) -> list[str]:
     []
     >>> text_warnings("qzx vbnm ptlk wrrr zzzt kkkq jjjh")
     ['text does not look like English; claims are best effort']
+    >>> text_warnings("I'm sorry, I can't access real-time market prices.")
+    []
     """
     words = re.findall(r"[^\W\d_]+", text.lower())
     letters = sum(len(w) for w in words)
