@@ -13,6 +13,7 @@ from typing import Any, Iterator, Sequence
 
 from offline_eval.decomposition.filters import classify
 from offline_eval.decomposition.markup import Block, blocks
+from offline_eval.index.stopwords import STOPWORDS
 from offline_eval.types import Sentence
 
 CHUNK_CHARS = 10_000
@@ -161,11 +162,6 @@ def _classify(text: str, spans: list[_Span]) -> SplitResult:
     return SplitResult(tuple(units), deflection, reason, tuple(text_warnings(text)))
 
 
-_STOPWORDS = frozenset("the a an of and or to in is are was were be it that this for on with as by "
-                       "at from not have has had he she they its their which i you we my me your "
-                       "our can could do does did no will would should may might must am been".split())
-
-
 def text_warnings(text: str) -> list[str]:
     """Warnings for text that does not look like English prose.
 
@@ -181,7 +177,7 @@ def text_warnings(text: str) -> list[str]:
     if not words or letters < 0.4 * len(text.replace(" ", "")):
         return ["text has few letters; claims are best effort"]
     ascii_share = sum(w.isascii() for w in words) / len(words)
-    stop_share = sum(w in _STOPWORDS for w in words) / len(words)
+    stop_share = sum(w in STOPWORDS for w in words) / len(words)
     vowelless = sum(not re.search(r"[aeiouy]", w) for w in words) / len(words)
     if ascii_share < 0.7 or vowelless > 0.3 or (len(words) >= 8 and stop_share < 0.15):
         return ["text does not look like English; claims are best effort"]

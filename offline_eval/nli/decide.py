@@ -80,17 +80,18 @@ def _linked(passages: Sequence[Evidence]) -> bool:
     return any(p.found_by in LINKED for p in passages)
 
 
-_UNITS = frozenset("km m mi ft cm mm kg g lb t kilometre kilometer metre meter mile foot feet "
-                   "percent year month day century".split())
+_CALENDAR = frozenset("year month week day century decade percent".split())
 
 
 def _speaks_to(claim: str, window: str) -> bool:
     """True when ``window`` holds one of the claim's content words that is not a name, a
     number or a unit (the predicate: "born", "capital", "long"), or the claim has none."""
+    from offline_eval.audit.quantities import UNITS, _SCALE
     from offline_eval.nli.text import content_words, entities
 
-    need = {w for w in content_words(claim) - entities(claim)
-            if not any(ch.isdigit() for ch in w) and w not in _UNITS}
+    measures = {p for u in UNITS for p in u.split()} | set(_SCALE) | _CALENDAR
+    need = {w for w in content_words(claim) - entities(claim)  # content_words drops a plural s
+            if not any(ch.isdigit() for ch in w) and w not in measures and w + "s" not in measures}
     return not need or bool(need & content_words(window))
 
 
