@@ -61,9 +61,8 @@ def fixed_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
 
     Every text is then embedded in a tensor whose shape depends on its own length alone,
     padded the same way every time, so its vector never depends on the other texts of the
-    call (a matrix product over 3 rows and over 17 rounds differently in the last bits:
-    measured 1.3e-7, enough to move a 6-decimal importance score). Repeats are computed and
-    dropped.
+    call (a matrix product over a few rows and over many rounds differently in the last
+    bits, enough to move a 6-decimal importance score). Repeats are computed and dropped.
 
     >>> fixed_batches([10, 1, 12, 9, 200], 2)
     [[1, 1], [0, 2], [3, 3], [4]]
