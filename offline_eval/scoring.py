@@ -12,7 +12,14 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
+from offline_eval.audit.tally import (CLAIM_VERDICTS, RESPONSE_VERDICTS, verdict_counts,
+                                      worst_responses)
 from offline_eval.engines.spec import StageSpec
+
+__all__ = ["CLAIM_VERDICTS", "RESPONSE_VERDICTS", "ScoreOptions", "ScoreRun", "score",
+           "score_specs", "summarize_run", "verdict_counts", "WORST_LISTED"]
+# How many of the worst answers the run summary lists (the report lists the same ones).
+WORST_LISTED = 10
 
 
 @dataclass(frozen=True)
@@ -161,33 +168,6 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
     ]
 
 
-RESPONSE_VERDICTS: tuple[str, ...] = ("correct", "partially_correct", "incorrect", "inconclusive",
-                                      "unverifiable", "deflection", "no_claims")
-CLAIM_VERDICTS: tuple[str, ...] = ("supported", "contradicted", "inconclusive", "unverifiable")
-
-
-def verdict_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """How many answers the guideline audit found correct, partially correct, incorrect,
-    inconclusive or unverifiable (a deflection, or an answer with no claim, counted apart),
-    and how many claims got each verdict.
-
-    >>> verdict_counts([{"deflection": False, "audit": {"verdict": "incorrect"},
-    ...                  "claims": [{"verdict": "contradicted"}, {"verdict": "supported"}]},
-    ...                 {"deflection": True, "audit": {"verdict": None}, "claims": []}])["responses"]
-    {'correct': 0, 'partially_correct': 0, 'incorrect': 1, 'inconclusive': 0, 'unverifiable': 0, 'deflection': 1, 'no_claims': 0}
-    """
-    responses = dict.fromkeys(RESPONSE_VERDICTS, 0)
-    claims = dict.fromkeys(CLAIM_VERDICTS, 0)
-    for r in rows:
-        v = (r.get("audit") or {}).get("verdict")
-        key = "deflection" if r.get("deflection") else (v if v in responses else "no_claims")
-        responses[key] += 1
-        for c in r.get("claims") or []:
-            if c.get("verdict") in claims:
-                claims[c["verdict"]] += 1
-    return {"responses": responses, "claims": claims}
-
-
 def _warnings(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Rows scored with a warning (text that does not look like English, a cut word): how
     many, the first ids, and each message's count."""
@@ -213,7 +193,7 @@ def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None
             failed += 1
     ok.sort(key=lambda r: str(r["id"]))
     out = {**summarize(ok), "n_failed": failed, "verdicts": verdict_counts(ok),
-           "warnings": _warnings(ok)}
+           "worst": worst_responses(ok, WORST_LISTED), "warnings": _warnings(ok)}
     if group_by:
         groups: dict[str, list] = {}
         for r in ok:

@@ -77,6 +77,18 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Compared:
+    """What a rule compared: the claim's value and the evidence's values of the same kind.
+
+    ``kind`` is ``number`` (a quantity off beyond tolerance) or ``name`` (another name in
+    the claim's slot)."""
+
+    kind: str
+    claim: str
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The verifier's decision for one claim.
 
@@ -85,7 +97,8 @@ class Verdict:
     and document. ``rule`` names what decided: ``nli`` (the model on that window),
     ``combiner`` (the calibrated combiner, with the model agreeing), ``numbers`` or
     ``names`` (a rule that overrode the model; ``reason`` gives both values compared),
-    ``input`` (nothing to score), or None (a verdict read from input).
+    ``input`` (nothing to score), or None (a verdict read from input). ``compared`` holds
+    the values a ``numbers`` or ``names`` rule compared.
     """
 
     label: VerdictLabel
@@ -93,6 +106,7 @@ class Verdict:
     evidence: Evidence | None = None
     reason: str | None = None
     rule: str | None = None
+    compared: Compared | None = None
 
     @property
     def supported(self) -> bool | None:
@@ -156,7 +170,8 @@ class ClaimAudit:
 
     ``verdict``: correct | incorrect | partially_correct | inconclusive (the evidence
     conflicts) | unverifiable (no evidence decides it). ``magnitude`` (minor | major) is set
-    for non-correct claims only.
+    for non-correct claims only. ``compared``: the values the number rule compared when it
+    set the verdict.
     """
 
     claim_id: str
@@ -165,6 +180,7 @@ class ClaimAudit:
     magnitude: str | None = None
     timeliness: str = "undated"
     reasons: tuple[str, ...] = ()
+    compared: Compared | None = None
 
 
 @dataclass(frozen=True)

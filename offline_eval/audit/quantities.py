@@ -235,13 +235,16 @@ class NumberCheck:
 
     status: str  # "match" | "mismatch" | "no_claim_numbers" | "no_comparable_numbers"
     detail: str = ""
+    claim_value: str = ""  # on a mismatch: the claim's quantity ...
+    evidence_values: tuple[str, ...] = ()  # ... and the passage's quantities of its kind
 
 
 def check_numbers(claim_text: str, evidence_text: str) -> NumberCheck:
     """Compare every claim quantity with the evidence quantities of the same type.
 
-    >>> check_numbers("Everest is 7,849 metres tall.", "Everest is 8,849 m high.").status
-    'mismatch'
+    >>> c = check_numbers("Everest is 7,849 metres tall.", "Everest is 8,849 m high.")
+    >>> c.status, c.claim_value, c.evidence_values
+    ('mismatch', '7,849 metres', ('8,849 m',))
     """
     cq = extract_quantities(claim_text)
     if not cq:
@@ -255,7 +258,8 @@ def check_numbers(claim_text: str, evidence_text: str) -> NumberCheck:
         compared = True
         if not any(quantities_match(q, e) for e in same):
             return NumberCheck("mismatch", f"{q.text!r} not within tolerance of "
-                                           f"{', '.join(repr(e.text) for e in same)}")
+                                           f"{', '.join(repr(e.text) for e in same)}",
+                               q.text, tuple(e.text for e in same))
     return NumberCheck("match") if compared else NumberCheck("no_comparable_numbers")
 
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from offline_eval.audit.quantities import check_numbers as _check_numbers
 from offline_eval.audit.quantities import number_severity as _number_severity
 from offline_eval.audit.relevance import content_words, relevance
 from offline_eval.audit.timeliness import claim_timeliness
-from offline_eval.types import Claim, ClaimAudit, ResponseAudit
+from offline_eval.types import Claim, ClaimAudit, Compared, ResponseAudit
 
 MIN_COVERAGE = 0.6
 
@@ -93,6 +94,7 @@ def audit_claim(claim: Claim, core: bool, date: str | None = None) -> ClaimAudit
     passage = claim.verdict.evidence.text if claim.verdict and claim.verdict.evidence else ""
     sev = _number_severity(claim.text, passage) if passage else "none"
     reasons: list[str] = []
+    compared = None
     conflict = direction_conflict(claim.text, passage) if passage else None
     if conflict and label != "inconclusive":
         verdict = "incorrect"
@@ -102,7 +104,10 @@ def audit_claim(claim: Claim, core: bool, date: str | None = None) -> ClaimAudit
         reasons.append("the evidence conflicts")
     elif sev == "far" or (sev == "near" and label == "supported"):
         verdict = "incorrect" if sev == "far" else "partially_correct"
-        reasons.append("a number is off beyond tolerance")
+        check = _check_numbers(claim.text, passage)
+        compared = Compared("number", check.claim_value, check.evidence_values)
+        reasons.append(f"a number is off beyond tolerance: the claim says {check.claim_value!r}, "
+                       f"the evidence {', '.join(repr(v) for v in check.evidence_values)}")
     elif label == "supported" or (sev == "ok" and _coverage(claim.text, passage) >= MIN_COVERAGE
                                   and (label == "unverifiable" or _measured(claim.text))):
         verdict = "correct"
@@ -120,7 +125,7 @@ def audit_claim(claim: Claim, core: bool, date: str | None = None) -> ClaimAudit
     t = claim_timeliness(claim.text, date)
     if t.label == "not_timely" and t.reason:
         reasons.append(t.reason)
-    return ClaimAudit(claim.id, verdict, core, magnitude, t.label, tuple(reasons))
+    return ClaimAudit(claim.id, verdict, core, magnitude, t.label, tuple(reasons), compared)
 
 
 def audit_response(query: str, response: str, claims: Sequence[Claim], *, deflection: bool,

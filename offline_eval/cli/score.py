@@ -288,6 +288,14 @@ def _print_summary(summary: dict, stats: object, fh) -> None:
         print("  answers: " + ", ".join(f"{k.replace('_', ' ')} {c} ({100 * c / n:.0f}%)"
                                         for k, c in v["responses"].items() if c), file=fh)
         print("  claims: " + ", ".join(f"{k} {c}" for k, c in v["claims"].items() if c), file=fh)
+    worst = summary.get("worst") or []
+    if worst:
+        print(f"  worst answers (of {len(worst)} listed in the summary and the report):", file=fh)
+    for w in worst[:5]:
+        claim = next(iter(w["claims"]), None)
+        what = f": {claim['text']!r} ({claim['audit']})" if claim else ""
+        print(f"    {w['id']}  {w['verdict'].replace('_', ' ')}, "
+              f"{w['severity'] or 'no'} severity{what}", file=fh)
     for k in show:
         a = m.get(k)
         if a and a["mean"] is not None:

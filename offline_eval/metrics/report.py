@@ -53,6 +53,38 @@ METRIC_KEYS: tuple[str, ...] = (
     "vital_recall", "vital_rlp", "vital_rlr",
 )
 
+_NUGGETS = "the reference's nuggets"
+# One line per metric, for the report and the docs (a test holds one for every key).
+METRIC_MEANINGS: Mapping[str, str] = {
+    "factscore_precision": "share of the decided claims that the evidence supports (FActScore)",
+    "factscore_precision_gamma": "FActScore with its length penalty: near 0 for answers of "
+                                 "few claims, so read it only on long answers",
+    "vital_precision": "share of the decided vital claims that are supported",
+    "okay_precision": "share of the decided okay claims that are supported",
+    "less_important_precision": "share of the decided less-important claims that are supported",
+    "weighted_precision": "supported share with claims weighted by importance (vital 1, okay "
+                          "0.6, less important 0.4)",
+    "weighted_recall": f"{_NUGGETS} the answer supports, weighted by importance",
+    "weighted_f1": "harmonic mean of weighted precision and weighted recall",
+    "linear_decay_precision": "precision over the claims in importance order, the first "
+                              "weighing most",
+    "linear_decay_recall": f"share of {_NUGGETS} supported, the first weighing most",
+    "linear_decay_f1": "harmonic mean of the linear-decay precision and recall",
+    "linear_decay_precision_topk": f"linear-decay precision over the first {DEFAULT_TOPK} "
+                                   "claims",
+    "linear_decay_recall_topk": f"linear-decay recall over the first {DEFAULT_TOPK} nuggets",
+    "linear_decay_f1_topk": f"harmonic mean of the two over the first {DEFAULT_TOPK}",
+    "nugget_recall_strict_vital": "vital nuggets the answer fully supports / vital nuggets",
+    "nugget_recall_strict_all": "nuggets the answer fully supports / nuggets",
+    "nugget_recall_vital": "vital nuggets supported, partial support counting half",
+    "nugget_recall_all": "nuggets supported, partial support counting half",
+    "vital_recall": "vital nuggets the answer supports at least in part / vital nuggets",
+    "vital_rlp": "share of answers with a decided vital claim unsupported (an error flag: "
+                 "lower is better)",
+    "vital_rlr": "share of answers that leave a vital nugget unsupported (an error flag: "
+                 "lower is better)",
+}
+
 
 def ordered_claims(claims: Sequence[Claim], order: Sequence[str] = ()) -> list[Claim]:
     """Claims in importance order: ``order`` (ids) when given, then by ``rank``, else as is.

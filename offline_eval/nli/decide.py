@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from offline_eval.types import Evidence, Verdict
+from offline_eval.types import Compared, Evidence, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from offline_eval.nli.config import VerifyConfig
@@ -189,7 +189,8 @@ def _check_numbers(claim: str, verdict: Verdict, about: Sequence[Evidence]) -> V
     ev = verdict.evidence if i == 0 else [e for e in about if e.text != verdict.evidence.text][i - 1]
     return Verdict("contradicted", dict(verdict.probs), ev, rule="numbers",
                    reason=f"the claim says {q!r} where the evidence says "
-                          f"{', '.join(repr(f) for f in found)} (beyond tolerance)")
+                          f"{', '.join(repr(f) for f in found)} (beyond tolerance)",
+                   compared=Compared("number", q, tuple(found)))
 
 
 def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
@@ -207,12 +208,16 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> 
         if sub is not None:
             return Verdict("contradicted", dict(verdict.probs), ev, rule="names",
                            reason=f"the claim names {sub.claim_name!r} where the evidence "
-                                  f"names {sub.passage_name!r}")
+                                  f"names {sub.passage_name!r}",
+                           compared=Compared("name", sub.claim_name, (sub.passage_name,)))
     return verdict
 
 
 def judged_row(j: Any) -> dict[str, Any]:
     """The fields a verdict adds to an output row (``verify`` and ``score`` share them)."""
     v = j.verdict
+    from offline_eval.io.rows import compared_json
+
     return {"verdict": v.label, "rule": v.rule, "reason": v.reason,
+            "compared": compared_json(v.compared),
             "p_supported": None if j.p_supported is None else round(float(j.p_supported), 6)}

@@ -27,6 +27,12 @@ IMPORTANCES: tuple[str, ...] = ("vital", "okay", "less-important")
 # How bad a claim verdict is, for colouring a sentence that holds several claims.
 SEVERITY: dict[str, int] = {"contradicted": 5, "unsupported": 4, "inconclusive": 3,
                             "unverifiable": 2, "supported": 1}
+# The one colour language of the page: a claim's final status (its audit verdict, else its
+# NLI verdict in the audit's words), worst first; answers use the same words and colours.
+STATUSES: tuple[str, ...] = ("incorrect", "partially_correct", "inconclusive", "unverifiable",
+                             "correct")
+_FROM_NLI = {"supported": "correct", "contradicted": "incorrect", "unsupported": "incorrect",
+             "inconclusive": "inconclusive", "unverifiable": "unverifiable"}
 
 
 def esc(value: Any) -> str:
@@ -98,3 +104,34 @@ def css_token(value: Any) -> str:
 def label(value: Any) -> str:
     """A human label: ``partially_correct`` -> ``partially correct``."""
     return "–" if value is None or value == "" else str(value).replace("_", " ")
+
+
+def nli_status(claim: Any) -> str | None:
+    """The claim's NLI verdict in the audit's words (supported -> correct, contradicted ->
+    incorrect), or None.
+
+    >>> nli_status({"verdict": "supported"}), nli_status({"judgment": False}), nli_status({})
+    ('correct', 'incorrect', None)
+    """
+    return _FROM_NLI.get(str(claim_verdict(claim)))
+
+
+def claim_status(claim: Any) -> str | None:
+    """The claim's final status: its audit verdict when it has one, else :func:`nli_status`.
+
+    >>> claim_status({"verdict": "supported", "audit": {"verdict": "partially_correct"}})
+    'partially_correct'
+    """
+    v = as_dict(as_dict(claim).get("audit")).get("verdict")
+    return str(v) if v in STATUSES else nli_status(claim)
+
+
+def worst_status(statuses: Any) -> str | None:
+    """The worst of several statuses in :data:`STATUSES` order (None when there is none).
+
+    >>> worst_status(["correct", "unverifiable", None]), worst_status([])
+    ('unverifiable', None)
+    """
+    given = set(statuses)
+    present = [s for s in STATUSES if s in given]
+    return present[0] if present else None

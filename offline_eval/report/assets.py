@@ -1,4 +1,4 @@
-"""The report's inline stylesheet and script (no external assets, no network)."""
+"""The report's inline stylesheet (no external assets); the script is in :mod:`.script`."""
 from __future__ import annotations
 
 CSS = """
@@ -128,50 +128,64 @@ background:var(--bg);white-space:pre-wrap}.ev.decisive blockquote{border-left-co
 .error-box{background:var(--con-bg);border-radius:6px;padding:8px 12px;margin:8px 0}
 .error-box pre{margin:4px 0 0;white-space:pre-wrap;font-size:13px}
 .hidden{display:none}
-"""
-
-JS = """
-(function () {
-  "use strict";
-  var sections = Array.prototype.slice.call(document.querySelectorAll("section.resp"));
-  var filter = document.getElementById("filter");
-  var search = document.getElementById("search");
-  var count = document.getElementById("shown");
-  function apply() {
-    var f = filter ? filter.value : "all";
-    var q = search ? search.value.trim().toLowerCase() : "";
-    var shown = 0;
-    sections.forEach(function (s) {
-      var ok = f === "all" || s.getAttribute("data-verdict") === f ||
-        s.getAttribute("data-status") === f ||
-        (f === "deflection" && s.querySelector(".chip.deflection") !== null);
-      if (ok && q) { ok = s.textContent.toLowerCase().indexOf(q) !== -1; }
-      s.classList.toggle("hidden", !ok);
-      if (ok) { shown += 1; }
-    });
-    if (count) { count.textContent = shown + " of " + sections.length + " shown"; }
-  }
-  function setAll(open) {
-    document.querySelectorAll("section.resp details").forEach(function (d) { d.open = open; });
-  }
-  function reveal(id) {
-    var el = id ? document.getElementById(id) : null;
-    if (!el) { return; }
-    for (var p = el.parentElement; p; p = p.parentElement) {
-      if (p.tagName === "DETAILS") { p.open = true; }
-    }
-    el.scrollIntoView({block: "center"});
-  }
-  if (filter) { filter.addEventListener("change", apply); }
-  if (search) { search.addEventListener("input", apply); }
-  var ex = document.getElementById("expand"), co = document.getElementById("collapse");
-  if (ex) { ex.addEventListener("click", function () { setAll(true); }); }
-  if (co) { co.addEventListener("click", function () { setAll(false); }); }
-  document.addEventListener("click", function (e) {
-    var a = e.target.closest ? e.target.closest("a.cb") : null;
-    if (a) { reveal(a.getAttribute("href").slice(1)); }
-  });
-  window.addEventListener("hashchange", function () { reveal(location.hash.slice(1)); });
-  apply();
-}());
+.headline{display:flex;gap:8px;flex-wrap:wrap;margin:10px 0 4px;align-items:stretch}
+.headline .total,.tile{background:var(--card);border:1px solid var(--line);border-radius:8px;
+padding:6px 14px;min-width:112px;display:flex;flex-direction:column;text-decoration:none;
+color:var(--fg)}.headline .v{font-size:26px;font-weight:700;line-height:1.2;
+font-variant-numeric:tabular-nums}.headline .k{font-size:13px;font-weight:600}
+.tile .share{font-size:12px;color:var(--muted)}.tile:hover{box-shadow:0 0 0 2px #0969da55}
+.tile{border-top:4px solid var(--unv)}.tile.av-correct{border-top-color:var(--sup)}
+.tile.av-incorrect{border-top-color:var(--con)}.tile.av-incorrect .v{color:var(--con)}
+.tile.av-partially-correct{border-top-color:var(--par)}
+.tile.av-inconclusive{border-top-color:var(--inc)}.tile.av-deflection{border-top-color:var(--def)}
+.tile.av-error{border-top-color:#1f2328}
+.triage{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:14px;margin:8px 0}
+@media (max-width:800px){.triage{grid-template-columns:1fr}}
+.worst-box,.key-box{background:var(--card);border:1px solid var(--line);border-radius:8px;
+padding:8px 14px}.worst-box h2{font-size:16px;margin:2px 0 6px;padding:0;border:0}
+.worst{margin:0;padding-left:22px;font-size:13.5px}.worst li{margin:3px 0}
+.worst .rid{font-weight:700}.worst .chip{margin:0 0 0 6px}
+.wclaim{margin-left:8px}.wclaim::before{content:"“"}.wclaim::after{content:"”"}
+.wwhy{display:block;color:var(--muted);font-size:12.5px;overflow:hidden;text-overflow:ellipsis;
+white-space:nowrap}
+.key-box{display:grid;grid-template-columns:1fr 1fr;gap:8px;align-content:start}
+.kcard .name{font-size:12.5px;color:var(--muted);font-weight:600}
+.kcard .mean{font-size:22px;font-weight:650;font-variant-numeric:tabular-nums}
+.kcard .ci{font-size:12px;color:var(--muted)}.kcard .means,.card .means{font-size:12px;
+color:var(--muted);line-height:1.35;margin-top:2px}
+details.all-metrics>summary{margin:6px 0}
+.ctl{font-size:13px;color:var(--muted);display:inline-flex;gap:4px;align-items:center}
+.sw.s-correct,.cb.s-correct{background:var(--sup)}.sw.s-incorrect,.cb.s-incorrect{background:var(--con)}
+.sw.s-partially-correct,.cb.s-partially-correct{background:var(--par)}
+.sw.s-inconclusive,.cb.s-inconclusive{background:var(--inc)}
+.sw.s-unverifiable,.cb.s-unverifiable{background:var(--unv)}
+.sw.not-timely{border:2px dashed var(--con);background:transparent}
+.sent.s-correct{background:var(--sup-bg);border-color:var(--sup)}
+.sent.s-incorrect{background:var(--con-bg);border-color:var(--con)}
+.sent.s-partially-correct{background:var(--par-bg);border-color:var(--par)}
+.sent.s-inconclusive{background:var(--inc-bg);border-color:var(--inc)}
+.sent.s-unverifiable{background:var(--unv-bg);border-color:var(--unv)}
+.sent.s-none{border-bottom:2px dotted #afb8c1}.sent.not-timely{outline:2px dashed var(--con)}
+.cb.more{opacity:.75}
+.claim.s-correct{border-left-color:var(--sup)}.claim.s-incorrect{border-left-color:var(--con)}
+.claim.s-partially-correct{border-left-color:var(--par)}
+.claim.s-inconclusive{border-left-color:var(--inc)}.claim.s-unverifiable{border-left-color:var(--unv)}
+.claim.not-timely{outline:2px dashed var(--con)}
+.chip.s-correct{background:var(--sup-bg);color:var(--sup)}
+.chip.s-incorrect{background:var(--con-bg);color:var(--con)}
+.chip.s-partially-correct{background:var(--par-bg);color:var(--par)}
+.chip.s-inconclusive{background:var(--inc-bg);color:var(--inc)}
+.chip.av-deflection{background:var(--def-bg);color:var(--def)}
+.chip.empty{background:var(--bg);color:var(--muted);border:1px dashed var(--unv)}
+.resp[data-verdict=unverifiable]{border-left:4px solid var(--unv)}
+.resp[data-verdict=deflection]{border-left:4px solid var(--def)}
+.override{margin:4px 0;padding:3px 8px;border-radius:4px;background:var(--inc-bg);
+font-size:13px}.override::before{content:"⚑ ";color:var(--inc)}
+.vreason{margin:2px 0;font-size:12.5px;color:var(--muted)}
+mark.win{background:#ddf4ff;color:inherit;padding:0 1px}
+.resp,.claim,#answers{scroll-margin-top:120px}
+mark.cmp{background:#ffd8b5;color:inherit;font-weight:700;padding:0 2px;border-radius:2px}
+.sgroups{list-style:none;padding:0;margin:6px 0}.sgroup{margin:6px 0}
+.stext{margin:6px 0 0;font-size:13.5px;color:var(--muted);font-style:italic}
+.more-claims>summary{font-size:13px}
 """

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_verdict, css_token, esc,
-                                      fmt_num, label)
+from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, claim_verdict,
+                                      css_token, esc, fmt_num, label, nli_status)
 
 
 def normalize_claim(claim: Any, audits: Mapping[Any, Any] | None = None) -> dict[str, Any]:
@@ -64,66 +64,167 @@ def _probs(probs: Mapping[str, Any]) -> str:
     return f'<div class="probs">{"".join(cells)}</div>' if cells else ""
 
 
-def evidence_item(ev: Mapping[str, Any], decisive: bool) -> str:
-    """One evidence passage: title, url (a link when it is http(s)), ids, score, text."""
-    title = esc(ev.get("title") or ev.get("doc_id") or ev.get("passage_id") or "passage")
+def source_of(ev: Mapping[str, Any], evidence: list[dict[str, Any]]) -> str:
+    """The document a passage comes from; for an assembled window, each passage it was
+    assembled from with its document.
+
+    >>> evs = [{"passage_id": "p1", "title": "Nile"}, {"passage_id": "p2", "doc_id": "ref-2"}]
+    >>> source_of({"passage_id": "assembled:p1+p2", "title": "Nile"}, evs)
+    'assembled from Nile (passage p1), ref-2 (passage p2)'
+    >>> source_of({"passage_id": "p1", "title": "Nile"}, evs)
+    'Nile'
+    """
+    pid = str(ev.get("passage_id") or "")
+    if not pid.startswith("assembled:"):
+        return str(ev.get("title") or ev.get("doc_id") or pid or "passage")
+    by_id = {e.get("passage_id"): e for e in evidence}
+    parts = []
+    for p in pid[len("assembled:"):].split("+"):
+        src = by_id.get(p, {})
+        parts.append(f"{src.get('title') or src.get('doc_id') or p} (passage {p})")
+    return "assembled from " + ", ".join(parts)
+
+
+def _mark_values(text: str, values: list[str]) -> str:
+    """``text`` escaped, each occurrence of a compared value in ``<mark class=cmp>``."""
+    spans: list[tuple[int, int]] = []
+    for v in sorted({v for v in values if v}, key=len, reverse=True):
+        start = text.find(v)
+        while start >= 0:
+            if not any(a < start + len(v) and start < b for a, b in spans):
+                spans.append((start, start + len(v)))
+            start = text.find(v, start + 1)
+    out, cursor = [], 0
+    for a, b in sorted(spans):
+        out.append(esc(text[cursor:a]) + f'<mark class="cmp">{esc(text[a:b])}</mark>')
+        cursor = b
+    return "".join(out) + esc(text[cursor:])
+
+
+def window_html(window: str, passage: str | None, values: list[str]) -> str:
+    """The passage with the window the model read marked (``<mark class=win>``), or the
+    window alone when the passage does not hold it; compared values marked in both.
+
+    >>> window_html("B.", "A. B. C.", [])
+    'A. <mark class="win">B.</mark> C.'
+    >>> window_html("It is 8,849 m.", None, ["8,849 m"])
+    '<mark class="win">It is <mark class="cmp">8,849 m</mark>.</mark>'
+    """
+    if passage and window and window != passage and window in passage:
+        a = passage.index(window)
+        return (_mark_values(passage[:a], values) + '<mark class="win">'
+                + _mark_values(window, values) + "</mark>"
+                + _mark_values(passage[a + len(window):], values))
+    return f'<mark class="win">{_mark_values(window, values)}</mark>'
+
+
+def evidence_item(ev: Mapping[str, Any], decisive: bool, source: str = "",
+                  body: str | None = None) -> str:
+    """One evidence passage: its document, url (a link when it is http(s)), ids, score,
+    how retrieval found it, and its text (``body``: pre-rendered, highlighted text)."""
+    title = esc(source or ev.get("title") or ev.get("doc_id") or ev.get("passage_id")
+                or "passage")
     url = safe_url(ev.get("url"))
     meta = [f"passage {esc(ev.get('passage_id'))}" if ev.get("passage_id") else "",
-            f"score {fmt_num(ev.get('score'), 2)}" if as_float(ev.get("score")) is not None
-            else ""]
+            f"score {fmt_num(ev.get('score'), 2)}" if as_float(ev.get("score")) else "",
+            f"found by {esc(ev.get('found_by'))}" if ev.get("found_by") else ""]
     url_text = (f'<a class="url" href="{esc(url)}" rel="noopener noreferrer">{esc(url)}</a>'
                 if url else f'<span class="url">{esc(ev.get("url"))}</span>' if ev.get("url")
                 else "")
-    tag = '<span class="chip decisive">decisive</span>' if decisive else ""
+    tag = '<span class="chip decisive">deciding window</span>' if decisive else ""
+    why = f' title="{esc(ev.get("why"))}"' if ev.get("why") else ""
+    text = esc(ev.get("text")) if body is None else body
     return (f'<li class="ev{" decisive" if decisive else ""}">{tag}<b>{title}</b> '
-            f'<span class="meta">{" · ".join(m for m in meta if m)}</span>{url_text}'
-            f'<blockquote>{esc(ev.get("text"))}</blockquote></li>')
+            f'<span class="meta"{why}>{" · ".join(m for m in meta if m)}</span>{url_text}'
+            f"<blockquote>{text}</blockquote></li>")
 
 
 def evidence_list(claim: Mapping[str, Any]) -> str:
-    """The claim's evidence, the decisive passage first and marked."""
+    """The claim's evidence, the deciding window first: shown inside its passage, with
+    the window and the values a rule compared marked, and its source document named."""
     evidence = [as_dict(e) for e in as_list(claim.get("evidence"))]
     decisive = as_dict(claim.get("decisive_evidence"))
+    values = [str(v) for v in as_list(as_dict(claim.get("compared")).get("evidence"))]
     key = decisive.get("passage_id")
+    items = []
+    if decisive:
+        holder = next((e for e in evidence if e.get("passage_id") == key), None)
+        if holder is None and str(key or "").startswith("assembled:"):
+            first = str(key)[len("assembled:"):].split("+")[0]
+            holder = next((e for e in evidence if e.get("passage_id") == first), None)
+        window = str(decisive.get("text") or "")
+        passage = str(holder.get("text") or "") if holder else None
+        items.append(evidence_item(decisive, True, source_of(decisive, evidence),
+                                   window_html(window, passage, values)))
     rest = [e for e in evidence if not (decisive and e.get("passage_id") == key)]
-    items = ([evidence_item(decisive, True)] if decisive else []) + \
-        [evidence_item(e, False) for e in rest]
+    items += [evidence_item(e, False, source_of(e, evidence)) for e in rest]
     if not items:
         return '<p class="muted">No evidence retrieved.</p>'
     return f'<ol class="evidence">{"".join(items)}</ol>'
 
 
-def _audit(audit: Mapping[str, Any]) -> str:
+def _audit(audit: Mapping[str, Any], with_reasons: bool = True) -> str:
     if not audit:
         return ""
-    parts = [chip("av", audit.get("verdict"), "audit: ")]
+    parts = []
     if audit.get("magnitude"):
         parts.append(chip("mag", audit.get("magnitude")))
     if audit.get("core") is True:
         parts.append('<span class="chip core">core</span>')
-    if audit.get("timeliness"):
+    if audit.get("timeliness") not in (None, "", "undated"):
         parts.append(chip("time", audit.get("timeliness")))
-    reasons = "".join(f"<li>{esc(r)}</li>" for r in as_list(audit.get("reasons")))
+    reasons = "".join(f"<li>{esc(r)}</li>" for r in as_list(audit.get("reasons"))
+                      if with_reasons)
     return (f'<div class="claim-audit">{"".join(parts)}</div>'
             + (f'<ul class="reasons">{reasons}</ul>' if reasons else ""))
 
 
+def override_note(claim: Mapping[str, Any]) -> str:
+    """What a rule changed, said as such: the verifier's number or name rule overruling the
+    model, or the audit's verdict differing from the NLI verdict.
+
+    >>> override_note({"verdict": "supported", "audit": {"verdict": "incorrect",
+    ...                "reasons": ["a number is off"]}})
+    '<p class="override">NLI: supported; the audit: incorrect (a number is off)</p>'
+    """
+    rule = claim.get("verdict_rule")
+    notes = []
+    if rule in ("numbers", "names"):
+        notes.append(f"the {'number' if rule == 'numbers' else 'name'} rule overrules the "
+                     f"model: {claim.get('verdict_reason') or 'values differ'}")
+    audit = as_dict(claim.get("audit"))
+    if audit and claim_status(claim) != nli_status(claim):
+        why = "; ".join(str(r) for r in as_list(audit.get("reasons")))
+        notes.append(f"NLI: {label(claim_verdict(claim))}; the audit: "
+                     f"{label(audit.get('verdict'))}" + (f" ({why})" if why else ""))
+    return "".join(f'<p class="override">{esc(n)}</p>' for n in notes)
+
+
 def claim_item(claim: Mapping[str, Any], k: int, anchor: str) -> str:
-    """The ``<li>`` of claim number ``k`` (0-based) of the response anchored at ``anchor``."""
+    """The ``<li>`` of claim number ``k`` (0-based) of the response anchored at ``anchor``,
+    coloured by its final status (:func:`~offline_eval.report._fmt.claim_status`)."""
     v = claim_verdict(claim)
+    status = claim_status(claim)
     facts = [f"rank {esc(claim.get('rank'))}" if claim.get("rank") is not None else "",
              f"importance score {fmt_num(claim.get('importance_score'), 2)}"
              if as_float(claim.get("importance_score")) is not None else "",
              f"judgment {esc(str(claim.get('judgment')).lower())}"
              if claim.get("judgment") is not None else "",
              f"id {esc(claim.get('id'))}" if claim.get("id") is not None else ""]
-    sentence = claim.get("sentence")
-    return (f'<li class="claim v-{css_token(v)}" id="{anchor}-c{k}">'
+    values = [str(claim["compared"]["claim"])] if as_dict(claim.get("compared")).get("claim") \
+        else []
+    late = " not-timely" if as_dict(claim.get("audit")).get("timeliness") == "not_timely" else ""
+    reason = (f'<p class="vreason">{esc(claim.get("verdict_reason"))}</p>'
+              if claim.get("verdict_reason") and claim.get("verdict_rule") not in
+              ("numbers", "names") else "")
+    return (f'<li class="claim s-{css_token(status)}{late}" id="{anchor}-c{k}" '
+            f'data-status="{css_token(status)}">'
             f'<div class="claim-head"><span class="cnum">{k + 1}</span>'
-            f'<span class="ctext">{esc(claim.get("text"))}</span></div>'
-            f'<div class="claim-tags">{chip("v", v)}{chip("imp", claim.get("importance"))}'
+            f'<span class="ctext">{_mark_values(str(claim.get("text") or ""), values)}</span>'
+            f'</div><div class="claim-tags">{chip("s", status)}{chip("v", v, "NLI: ")}'
+            f'{chip("imp", claim.get("importance"))}'
             f'<span class="meta">{" · ".join(f for f in facts if f)}</span></div>'
-            f'{_audit(as_dict(claim.get("audit")))}'
+            f"{override_note(claim)}{reason}"
+            f'{_audit(as_dict(claim.get("audit")), status == nli_status(claim))}'
             f'{_probs(as_dict(claim.get("probs")))}'
-            + (f'<p class="src">from: “{esc(sentence)}”</p>' if sentence else "")
-            + f"{evidence_list(claim)}</li>")
+            f"{evidence_list(claim)}</li>")

@@ -1,8 +1,10 @@
 """The response text with each claim's source sentence highlighted.
 
-A sentence is coloured by the worst verdict among its claims (contradicted > inconclusive
-> unverifiable > supported) and weighted by its most important claim; small numbered
-badges after it link to the claims. Sentences are placed by their ``start``/``end``
+A sentence is coloured by the worst final status among its claims (incorrect > partially
+correct > inconclusive > unverifiable > correct: the audit's verdict, else the NLI
+verdict in those words), the colour its claims and its answer's card use, and weighted by
+its most important claim; small numbered badges after it link to the claims. A sentence
+of many claims shows badges for its non-correct claims and one for the rest. Sentences are placed by their ``start``/``end``
 offsets; when those are missing or inconsistent the sentence text is searched for instead.
 
 >>> row = {"response": "Paris is in France. <b>Hi</b>",
@@ -11,15 +13,15 @@ offsets; when those are missing or inconsistent the sentence text is searched fo
 ...        "claims": [{"id": "c1", "sentence_index": 0, "verdict": "supported",
 ...                    "importance": "vital"}]}
 >>> html = highlight_response(row, "r0")
->>> 'class="sent v-supported imp-vital"' in html, "&lt;b&gt;Hi" in html, 'href="#r0-c0"' in html
+>>> 'class="sent s-correct imp-vital"' in html, "&lt;b&gt;Hi" in html, 'href="#r0-c0"' in html
 (True, True, True)
 """
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from offline_eval.report._fmt import (SEVERITY, as_dict, as_list, claim_verdict, css_token,
-                                      esc, label)
+from offline_eval.report._fmt import (as_dict, as_list, claim_status, css_token, esc, label,
+                                      worst_status)
 
 _IMPORTANCE_RANK = {"vital": 3, "okay": 2, "less-important": 1}
 
@@ -74,20 +76,33 @@ def _sentence_class(sentence: Mapping[str, Any], claims: list[tuple[int, dict[st
     kind = css_token(sentence.get("kind") or ("claim" if claims else "non_claim"))
     if not claims:
         return f"sent k-{kind}"
-    worst = max((claim_verdict(c) for _, c in claims), key=lambda v: SEVERITY.get(str(v), 0))
+    worst = worst_status(claim_status(c) for _, c in claims)
     top = max((c.get("importance") for _, c in claims),
               key=lambda v: _IMPORTANCE_RANK.get(str(v), 0))
     extra = "" if kind == "claim" else f" k-{kind}"
-    return f"sent v-{css_token(worst)} imp-{css_token(top)}{extra}"
+    if any(as_dict(c.get("audit")).get("timeliness") == "not_timely" for _, c in claims):
+        extra += " not-timely"
+    return f"sent s-{css_token(worst)} imp-{css_token(top)}{extra}"
+
+
+BADGES_PER_SENTENCE = 6
 
 
 def _badges(claims: list[tuple[int, dict[str, Any]]], anchor: str) -> str:
+    shown = claims
+    rest: list[tuple[int, dict[str, Any]]] = []
+    if len(claims) > BADGES_PER_SENTENCE:
+        shown = [(k, c) for k, c in claims if claim_status(c) != "correct"]
+        rest = [(k, c) for k, c in claims if claim_status(c) == "correct"]
     parts = []
-    for k, c in claims:
-        v, imp = claim_verdict(c), c.get("importance")
+    for k, c in shown:
+        v, imp = claim_status(c), c.get("importance")
         tip = f"claim {k + 1}: {label(v)}, {label(imp)} — {c.get('text') or ''}"
-        parts.append(f'<a class="cb v-{css_token(v)} imp-{css_token(imp)}" '
+        parts.append(f'<a class="cb s-{css_token(v)} imp-{css_token(imp)}" '
                      f'href="#{anchor}-c{k}" title="{esc(tip)}">{k + 1}</a>')
+    if rest:
+        parts.append(f'<a class="cb s-correct more" href="#{anchor}-c{rest[0][0]}" '
+                     f'title="{len(rest)} correct claims">+{len(rest)}</a>')
     return f'<sup class="badges">{"".join(parts)}</sup>'
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from offline_eval.report._fmt import as_dict, as_list, css_token, esc, fmt_num, label
+from offline_eval.audit.tally import severity
+from offline_eval.report._fmt import as_dict, as_list, claim_status, esc, fmt_num, label
 from offline_eval.report.claims import chip, claim_item, normalize_claim
 from offline_eval.report.highlight import highlight_response
+from offline_eval.report.triage import row_verdict
 
 ROW_METRICS: tuple[str, ...] = ("factscore_precision", "vital_precision", "weighted_precision",
                                 "weighted_recall", "weighted_f1")
@@ -30,12 +32,24 @@ def _header(row: Mapping[str, Any], audit: Mapping[str, Any]) -> str:
         tags.append('<span class="chip deflection">deflection</span>')
     if audit.get("verdict"):
         tags.append(chip("av", audit.get("verdict")))
-    for key in ("relevance", "timeliness"):
-        if audit.get(key):
-            tags.append(chip(key[:3], audit.get(key)))
+    sev = severity(row)
+    if sev:
+        tags.append(chip("mag", sev, "severity: "))
+    if _empty(row) and row.get("status") != "error":
+        tags.append('<span class="chip empty">empty answer</span>')
+    elif audit.get("relevance"):
+        tags.append(chip("rel", audit.get("relevance")))
+    if audit.get("timeliness") not in (None, "", "undated"):
+        tags.append(chip("tim", audit.get("timeliness")))
     date = f'<span class="date">{esc(row.get("date"))}</span>' if row.get("date") else ""
     return (f'<header><h3><span class="rid">{esc(row.get("id"))}</span>{date}</h3>'
             f'<div class="tags">{"".join(tags)}</div></header>')
+
+
+def _empty(row: Mapping[str, Any]) -> bool:
+    """The answer is empty or whitespace (its relevance is then moot, not "not relevant")."""
+    r = row.get("response")
+    return isinstance(r, str) and not r.strip()
 
 
 def _row_metrics(row: Mapping[str, Any]) -> str:
@@ -82,15 +96,59 @@ def _error(row: Mapping[str, Any]) -> str:
             f'</b><pre>{esc(err.get("message") or "no message")}</pre></div>')
 
 
+CLAIMS_OPEN = 12   # past this many claims, the correct ones fold away behind the rest
+
+
+def _sentence_groups(claims: list[dict[str, Any]], anchor: str, keep: list[int]) -> str:
+    """The claims numbered in ``keep``, grouped under the sentence they came from."""
+    groups: dict[Any, list[int]] = {}
+    for k in keep:
+        groups.setdefault(claims[k].get("sentence"), []).append(k)
+    out = []
+    for sentence, ks in groups.items():
+        head = f'<p class="stext">“{esc(sentence)}”</p>' if sentence else ""
+        out.append(f'<li class="sgroup">{head}<ol class="claim-list">'
+                   + "".join(claim_item(claims[k], k, anchor) for k in ks) + "</ol></li>")
+    return f'<ul class="sgroups">{"".join(out)}</ul>'
+
+
+def claims_block(claims: list[dict[str, Any]], anchor: str) -> str:
+    """Claims grouped under their sentence; past :data:`CLAIMS_OPEN` claims the non-correct
+    ones come first and the correct ones fold into one more ``<details>``."""
+    n = len(claims)
+    ks = list(range(n))
+    if n > CLAIMS_OPEN:
+        bad = [k for k in ks if claim_status(claims[k]) != "correct"]
+        good = [k for k in ks if claim_status(claims[k]) == "correct"]
+        body = (_sentence_groups(claims, anchor, bad) if bad else "") + (
+            f'<details class="more-claims"><summary>{len(good)} correct claim'
+            f'{"s" if len(good) != 1 else ""}</summary>{_sentence_groups(claims, anchor, good)}'
+            "</details>" if good else "")
+    else:
+        body = _sentence_groups(claims, anchor, ks)
+    bad_n = sum(claim_status(c) != "correct" for c in claims)
+    return (f'<details class="claims"><summary>{n} claim{"s" if n != 1 else ""}'
+            f'{f", {bad_n} not correct" if bad_n else ""}: verdicts, evidence, audit</summary>'
+            f"{body}</details>")
+
+
+def normalize_row(row: Any) -> dict[str, Any]:
+    """The row with its claims in the row schema (:func:`normalize_claim`), claim audits
+    given at the row level moved onto their claims."""
+    row = as_dict(row)
+    audits = {as_dict(a).get("claim_id"): as_dict(a)
+              for a in as_list(as_dict(row.get("audit")).get("claims"))}
+    return {**row, "claims": [normalize_claim(c, audits) for c in as_list(row.get("claims"))]}
+
+
 def response_section(row: Mapping[str, Any], n: int) -> str:
     """The section of the ``n``-th row (``n`` makes the anchors unique)."""
     anchor = f"r{n}"
     audit = as_dict(row.get("audit"))
-    audits = {as_dict(a).get("claim_id"): as_dict(a) for a in as_list(audit.get("claims"))}
-    claims = [normalize_claim(c, audits) for c in as_list(row.get("claims"))]
-    row = {**row, "claims": claims}
+    row = normalize_row(row)
+    claims = row["claims"]
     status = "error" if row.get("status") == "error" else "ok"
-    verdict = css_token(audit.get("verdict")) if status == "ok" else "error"
+    verdict = row_verdict(row)
     parts = [_header(row, audit)]
     if row.get("query"):
         parts.append(f'<p class="query"><span class="lbl">Query</span>{esc(row.get("query"))}</p>')
@@ -104,15 +162,14 @@ def response_section(row: Mapping[str, Any], n: int) -> str:
     if status == "ok":
         parts.append(_row_metrics(row))
         if claims:
-            items = "".join(claim_item(c, k, anchor) for k, c in enumerate(claims))
-            parts.append(f'<details class="claims"><summary>{len(claims)} claim'
-                         f'{"s" if len(claims) != 1 else ""}: verdicts, evidence, audit'
-                         f'</summary><ol class="claim-list">{items}</ol></details>')
+            parts.append(claims_block(claims, anchor))
         elif row.get("deflection") or audit.get("deflection"):
             parts.append('<p class="muted">The response deflects; no claims were checked.</p>')
+        elif _empty(row):
+            parts.append('<p class="muted">The answer is empty.</p>')
         else:
             parts.append('<p class="muted">No checkable claims.</p>')
         parts.append(_nuggets(row) + _all_metrics(row))
-    return (f'<section class="resp" id="{anchor}" data-status="{status}" '
+    return (f'<section class="resp" id="{anchor}" data-i="{n}" data-status="{status}" '
             f'data-verdict="{verdict}" data-group="{esc(row.get("group") or "")}">'
             f'{"".join(parts)}</section>')

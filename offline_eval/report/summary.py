@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from offline_eval.metrics.report import METRIC_KEYS
+from offline_eval.metrics.report import METRIC_KEYS, METRIC_MEANINGS
 from offline_eval.report._fmt import (VERDICTS, as_dict, as_float, as_list, claim_verdict,
                                       css_token, esc, fmt_ci, fmt_num, label)
 from offline_eval.report.plots import comparison_svg, cumulative_svg, distribution_svg
@@ -29,7 +29,7 @@ def _card(key: str, agg: Mapping[str, Any], groups: Mapping[str, Any]) -> str:
     return (f'<div class="card"><div class="name">{esc(label(key))}</div>'
             f'<div class="mean">{fmt_num(as_float(agg.get("mean")))}</div><div class="ci">95% CI '
             f'{fmt_ci(agg.get("ci95")) or "–"}</div><div class="n">n = {esc(agg.get("n", "–"))}</div>'
-            f"{per_group}</div>")
+            f'<div class="means">{esc(METRIC_MEANINGS.get(key, ""))}</div>{per_group}</div>')
 
 
 def metric_cards(summary: Mapping[str, Any]) -> str:

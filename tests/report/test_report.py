@@ -39,7 +39,10 @@ def test_text_is_escaped(grouped):
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
     assert "&lt;b&gt;more&lt;/b&gt;" in page
     assert "<title>Grouped &lt;run&gt;</title>" in page
-    assert page.count("<script") == 1          # only the report's own inline script
+    # the report's own script and its data, which holds no "<" to close the tag early
+    assert page.count("<script") == 2
+    data = page.split('<script type="application/json" id="view-data">')[1].split("</script>")[0]
+    assert "<" not in data and "alert(" in data
 
 
 def test_no_external_assets(grouped):
@@ -86,7 +89,10 @@ def test_svg_ids_are_unique(grouped):
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids))
     for ref in re.findall(r'(?:href="#|url\(#)([^")]+)', page):
-        assert ref in ids
+        if ref.startswith("open="):
+            assert ref[len("open="):] in ids      # a worst answer's link opens its claim
+        elif "=" not in ref:                      # the others set the view (verdict=...)
+            assert ref in ids
 
 
 def test_byte_identical_across_renders(tmp_path, grouped):
@@ -116,7 +122,7 @@ def test_ungrouped_and_defensive_rows():
     ]
     page = report_html(rows, {"metrics": {"factscore_precision": {"mean": float("nan")}}})
     assert page.count('<figure class="plot"><svg') == 2     # no comparison without groups
-    assert '<span class="sent v-weird imp-none">Short text.</span>' in page
+    assert '<span class="sent s-none imp-none">Short text.</span>' in page   # no known verdict
 
 
 def test_offsets_place_highlights():
@@ -127,7 +133,7 @@ def test_offsets_place_highlights():
                        "importance": "vital"}]}
     page = report_html([row], {})
     assert ('<span class="sent k-non-claim">Alpha beta.</span> <span class="sent '
-            'v-contradicted imp-vital">Alpha beta.</span><sup class="badges">') in page
+            's-incorrect imp-vital">Alpha beta.</span><sup class="badges">') in page
 
 
 def test_rendering_opens_no_socket():
@@ -143,8 +149,8 @@ def test_judgment_stands_in_for_a_missing_verdict():
            "claims": [{"text": "one", "sentence_index": 0, "judgment": True},
                       {"text": "two", "sentence_index": 1, "judgment": False}]}
     page = report_html([row], {})
-    assert '<span class="sent v-supported imp-none">One.</span>' in page
-    assert '<span class="sent v-unsupported imp-none">Two.</span>' in page
+    assert '<span class="sent s-correct imp-none">One.</span>' in page
+    assert '<span class="sent s-incorrect imp-none">Two.</span>' in page
 
 
 def test_same_bytes_in_another_process(tmp_path, grouped):
@@ -178,9 +184,9 @@ def test_nested_verdict_and_row_level_claim_audits():
                {"claim_id": "c1", "verdict": "incorrect", "magnitude": "major", "core": True,
                 "reasons": ["core fact incorrect"]}]}}
     page = report_html([row], {})
-    assert 'class="sent v-contradicted imp-none"' in page
+    assert 'class="sent s-incorrect imp-none"' in page
     assert "contradicted 0.80" in page and "Decisive text." in page
-    assert "audit: incorrect" in page and "core fact incorrect" in page
+    assert 'chip s-incorrect">incorrect' in page and "core fact incorrect" in page
 
 
 def test_comparison_bars_leave_out_a_group_with_no_values():

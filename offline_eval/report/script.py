@@ -1,0 +1,185 @@
+"""The report's inline script: sort, filter, URL-fragment state, claim links and export.
+
+It reads the page's ``view-data`` JSON (:func:`offline_eval.report.triage.view_records`),
+never the network. The view lives in the URL fragment, e.g.
+``#verdict=incorrect&group=wrong&claim=contradicted&sort=metric-asc&metric=vital_precision&max=0.5&q=paris&open=r3-c0``,
+so a link reproduces it; a plain ``#r3-c0`` still opens that claim. Export writes the
+shown answers, in the shown order, as CSV (one line per claim) or JSON, through a ``blob:``
+download made in the page; ``offlineEvalExport("csv" | "json")`` returns the same text.
+"""
+from __future__ import annotations
+
+JS = r"""
+(function () {
+  "use strict";
+  var dataEl = document.getElementById("view-data");
+  var records = dataEl ? JSON.parse(dataEl.textContent) : [];
+  var byIndex = {};
+  records.forEach(function (r) { byIndex[r.i] = r; });
+  var box = document.getElementById("cards");
+  var sections = Array.prototype.slice.call(document.querySelectorAll("section.resp"));
+  var $ = function (id) { return document.getElementById(id); };
+  var controls = {verdict: $("filter"), claim: $("claim"), group: $("group"),
+                  sort: $("sort"), metric: $("metric"), max: $("max"), q: $("search")};
+  var defaults = {verdict: "all", claim: "any", group: "all", sort: "severity",
+                  metric: controls.metric ? controls.metric.options[0].value : "",
+                  max: "", q: ""};
+  var state = {}, openId = "";
+
+  function reset() { Object.keys(defaults).forEach(function (k) { state[k] = defaults[k]; }); }
+  function readHash() {
+    var h = decodeURIComponent(location.hash.slice(1));
+    reset(); openId = "";
+    if (h.indexOf("=") === -1) { openId = h; return; }
+    h.split("&").forEach(function (part) {
+      var eq = part.indexOf("="), k = part.slice(0, eq), v = part.slice(eq + 1);
+      if (k === "open") { openId = v; } else if (k in defaults) { state[k] = v; }
+    });
+  }
+  function writeHash() {
+    var parts = [];
+    Object.keys(defaults).forEach(function (k) {
+      if (state[k] !== defaults[k] && state[k] !== "") {
+        parts.push(k + "=" + encodeURIComponent(state[k]));
+      }
+    });
+    if (openId) { parts.push("open=" + encodeURIComponent(openId)); }
+    var url = parts.length ? "#" + parts.join("&") : location.pathname + location.search;
+    try { history.replaceState(null, "", url); } catch (err) { /* a page that may not */ }
+  }
+  function toControls() {
+    Object.keys(controls).forEach(function (k) {
+      var c = controls[k];
+      if (!c) { return; }
+      c.value = state[k];
+      if (c.tagName === "SELECT" && c.value !== state[k]) { state[k] = defaults[k]; c.value = state[k]; }
+    });
+  }
+  function fromControls() {
+    Object.keys(controls).forEach(function (k) { if (controls[k]) { state[k] = controls[k].value; } });
+  }
+  function metricOf(r) {
+    var v = r.metrics ? r.metrics[state.metric] : undefined;
+    return typeof v === "number" ? v : null;
+  }
+  function keep(s) {
+    var r = byIndex[s.getAttribute("data-i")];
+    if (!r) { return true; }
+    if (state.verdict !== "all" && r.verdict !== state.verdict) { return false; }
+    if (state.claim !== "any" && r.claim_verdicts.indexOf(state.claim) === -1) { return false; }
+    if (state.group !== "all" && String(r.group === null ? "all" : r.group) !== state.group) { return false; }
+    if (state.max !== "") {
+      var m = metricOf(r), lim = parseFloat(state.max);
+      if (m === null || (!isNaN(lim) && m > lim)) { return false; }
+    }
+    if (state.q) { return s.textContent.toLowerCase().indexOf(state.q.toLowerCase()) !== -1; }
+    return true;
+  }
+  function compare(a, b) {
+    var ra = byIndex[a.getAttribute("data-i")], rb = byIndex[b.getAttribute("data-i")];
+    if (state.sort === "input") { return ra.i - rb.i; }
+    if (state.sort === "id") { return String(ra.id).localeCompare(String(rb.id)) || ra.i - rb.i; }
+    if (state.sort === "metric-asc" || state.sort === "metric-desc") {
+      var ma = metricOf(ra), mb = metricOf(rb);
+      if (ma === null || mb === null) { return (ma === null) - (mb === null) || ra.sev - rb.sev; }
+      return (state.sort === "metric-asc" ? ma - mb : mb - ma) || ra.sev - rb.sev;
+    }
+    return ra.sev - rb.sev;
+  }
+  function shownSections() { return sections.filter(function (s) { return !s.classList.contains("hidden"); }); }
+  function apply() {
+    var shown = 0;
+    sections.slice().sort(compare).forEach(function (s) {
+      var ok = keep(s);
+      s.classList.toggle("hidden", !ok);
+      if (ok) { shown += 1; }
+      if (box) { box.appendChild(s); }
+    });
+    var count = $("shown");
+    if (count) { count.textContent = shown + " of " + sections.length + " shown"; }
+  }
+  function reveal(id, scroll) {
+    var el = id ? document.getElementById(id) : null;
+    if (!el) { return; }
+    var sec = el.closest ? el.closest("section.resp") : null;
+    if (sec && sec.classList.contains("hidden")) {
+      var sort = state.sort; reset(); state.sort = sort; toControls(); apply();
+    }
+    for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") { p.open = true; } }
+    if (scroll !== false) { el.scrollIntoView({block: "start"}); }
+  }
+  function update() { fromControls(); openId = ""; apply(); writeHash(); }
+  function fromHash() { readHash(); toControls(); apply(); if (openId) { reveal(openId); } }
+
+  Object.keys(controls).forEach(function (k) {
+    var c = controls[k];
+    if (c) { c.addEventListener(c.tagName === "INPUT" ? "input" : "change", update); }
+  });
+  function setAll(open) {
+    document.querySelectorAll("section.resp details").forEach(function (d) { d.open = open; });
+  }
+  var ex = $("expand"), co = $("collapse");
+  if (ex) { ex.addEventListener("click", function () { setAll(true); }); }
+  if (co) { co.addEventListener("click", function () { setAll(false); }); }
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest ? e.target.closest("a.cb, a.wl, a.tile") : null;
+    if (!a) { return; }
+    e.preventDefault();
+    if (a.classList.contains("tile")) {
+      reset(); state.verdict = a.getAttribute("href").split("=")[1]; openId = "";
+      toControls(); apply(); writeHash();
+      var head = $("answers"); if (head) { head.scrollIntoView({block: "start"}); }
+      return;
+    }
+    openId = a.classList.contains("wl") ? a.getAttribute("data-open") : a.getAttribute("href").slice(1);
+    reveal(openId);
+    writeHash();
+  });
+  window.addEventListener("hashchange", fromHash);
+
+  function cell(v) {
+    if (v === null || v === undefined) { return ""; }
+    if (typeof v === "number" || typeof v === "boolean") { return String(v); }
+    var s = Array.isArray(v) ? v.join("; ") : typeof v === "object" ? JSON.stringify(v) : String(v);
+    if (/^[=+\-@\t\r]/.test(s)) { s = "'" + s; }   // never a formula in a spreadsheet
+    return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+  }
+  var COLS = ["answer_id", "group", "answer_verdict", "severity", "query", "answer_reasons",
+              "claim_id", "claim", "sentence", "claim_status", "nli_verdict", "importance",
+              "rule", "verdict_reason", "audit_reasons", "magnitude", "core", "timeliness",
+              "compared", "evidence_document", "evidence_passage", "evidence_url"];
+  var CLAIM_KEYS = ["id", "text", "sentence", "status", "verdict", "importance", "rule",
+                    "reason", "audit_reasons", "magnitude", "core", "timeliness", "compared",
+                    "evidence_doc", "evidence_passage", "evidence_url"];
+  function exportText(kind) {
+    var recs = shownSections().map(function (s) { return byIndex[s.getAttribute("data-i")]; });
+    if (kind === "json") { return JSON.stringify(recs, null, 1) + "\n"; }
+    var metrics = controls.metric ? Array.prototype.map.call(controls.metric.options,
+      function (o) { return o.value; }) : [];
+    var lines = [COLS.concat(metrics).map(cell).join(",")];
+    recs.forEach(function (r) {
+      var head = [r.id, r.group, r.verdict, r.severity, r.query, r.reasons];
+      var tail = metrics.map(function (m) { return r.metrics[m]; });
+      var claims = r.claims.length ? r.claims : [null];
+      claims.forEach(function (c) {
+        var mid = CLAIM_KEYS.map(function (k) { return c ? c[k] : null; });
+        lines.push(head.concat(mid, tail).map(cell).join(","));
+      });
+    });
+    return lines.join("\r\n") + "\r\n";
+  }
+  function download(kind) {
+    var blob = new Blob([exportText(kind)], {type: kind === "json" ? "application/json" : "text/csv"});
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "offline-eval-view." + kind;
+    document.body.appendChild(a); a.click(); document.body.removeChild(a);
+    setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+  }
+  window.offlineEvalExport = exportText;
+  var ec = $("export-csv"), ej = $("export-json");
+  if (ec) { ec.addEventListener("click", function () { download("csv"); }); }
+  if (ej) { ej.addEventListener("click", function () { download("json"); }); }
+  fromHash();
+}());
+"""
