@@ -121,8 +121,7 @@ bottom:0;background:#afb8c1;opacity:.45}.prob.v-supported .bar,
 .prob .pl{position:relative;padding-left:5px}
 .src{font-size:13px;color:var(--muted);margin:4px 0}
 .evidence{padding-left:20px;margin:6px 0;font-size:13.5px}.ev{margin:6px 0}
-.ev .url{display:block;font-size:12px;color:#0969da;overflow-wrap:anywhere}
-.ev span.url{color:var(--muted)}
+.ev a.doc{font-weight:700;color:#0969da}
 .ev blockquote{margin:4px 0;padding:4px 10px;border-left:3px solid var(--line);
 background:var(--bg);white-space:pre-wrap}.ev.decisive blockquote{border-left-color:#0969da}
 .error-box{background:var(--con-bg);border-radius:6px;padding:8px 12px;margin:8px 0}

@@ -127,21 +127,27 @@ def evidence_item(ev: Mapping[str, Any], decisive: bool, source: str = "",
     url = safe_url(ev.get("url"))
     meta = [f"passage {esc(ev.get('passage_id'))}" if ev.get("passage_id") else "",
             f"score {fmt_num(ev.get('score'), 2)}" if as_float(ev.get("score")) else "",
-            f"found by {esc(ev.get('found_by'))}" if ev.get("found_by") else ""]
-    url_text = (f'<a class="url" href="{esc(url)}" rel="noopener noreferrer">{esc(url)}</a>'
-                if url else f'<span class="url">{esc(ev.get("url"))}</span>' if ev.get("url")
-                else "")
+            f"found by {esc(ev.get('found_by'))}" if ev.get("found_by") else "",
+            "" if url or not ev.get("url") else f"url {esc(ev.get('url'))}"]
+    # the document's name links to it (http(s) only); its url shows on hover
+    name = (f'<a class="doc" href="{esc(url)}" rel="noopener noreferrer" title="{esc(url)}">'
+            f"{title}</a>" if url else f"<b>{title}</b>")
     tag = '<span class="chip decisive">deciding window</span>' if decisive else ""
     why = f' title="{esc(ev.get("why"))}"' if ev.get("why") else ""
     text = esc(ev.get("text")) if body is None else body
-    return (f'<li class="ev{" decisive" if decisive else ""}">{tag}<b>{title}</b> '
-            f'<span class="meta"{why}>{" · ".join(m for m in meta if m)}</span>{url_text}'
+    return (f'<li class="ev{" decisive" if decisive else ""}">{tag}{name} '
+            f'<span class="meta"{why}>{" · ".join(m for m in meta if m)}</span>'
             f"<blockquote>{text}</blockquote></li>")
 
 
-def evidence_list(claim: Mapping[str, Any]) -> str:
+def evidence_list(claim: Mapping[str, Any], seen: dict[str, int] | None = None,
+                  k: int = 0) -> str:
     """The claim's evidence, the deciding window first: shown inside its passage, with
-    the window and the values a rule compared marked, and its source document named."""
+    the window and the values a rule compared marked, and its source document named.
+
+    ``seen`` (shared by one answer's claims) maps a passage's text to the claim it was shown
+    under; another claim's passage of the same text names that claim instead of repeating
+    it. ``k`` is this claim's 0-based number."""
     evidence = [as_dict(e) for e in as_list(claim.get("evidence"))]
     decisive = as_dict(claim.get("decisive_evidence"))
     values = [str(v) for v in as_list(as_dict(claim.get("compared")).get("evidence"))]
@@ -156,8 +162,15 @@ def evidence_list(claim: Mapping[str, Any]) -> str:
         passage = str(holder.get("text") or "") if holder else None
         items.append(evidence_item(decisive, True, source_of(decisive, evidence),
                                    window_html(window, passage, values)))
-    rest = [e for e in evidence if not (decisive and e.get("passage_id") == key)]
-    items += [evidence_item(e, False, source_of(e, evidence)) for e in rest]
+    seen = {} if seen is None else seen
+    for e in evidence:
+        if decisive and e.get("passage_id") == key:
+            continue
+        text = str(e.get("text") or "")
+        body = (f'<span class="muted">the same text as under claim {seen[text] + 1}</span>'
+                if text in seen and seen[text] != k else None)
+        seen.setdefault(text, k)
+        items.append(evidence_item(e, False, source_of(e, evidence), body))
     if not items:
         return '<p class="muted">No evidence retrieved.</p>'
     return f'<ol class="evidence">{"".join(items)}</ol>'
@@ -200,9 +213,11 @@ def override_note(claim: Mapping[str, Any]) -> str:
     return "".join(f'<p class="override">{esc(n)}</p>' for n in notes)
 
 
-def claim_item(claim: Mapping[str, Any], k: int, anchor: str) -> str:
+def claim_item(claim: Mapping[str, Any], k: int, anchor: str,
+               seen: dict[str, int] | None = None) -> str:
     """The ``<li>`` of claim number ``k`` (0-based) of the response anchored at ``anchor``,
-    coloured by its final status (:func:`~offline_eval.report._fmt.claim_status`)."""
+    coloured by its final status (:func:`~offline_eval.report._fmt.claim_status`);
+    ``seen`` as in :func:`evidence_list`."""
     v = claim_verdict(claim)
     status = claim_status(claim)
     facts = [f"rank {esc(claim.get('rank'))}" if claim.get("rank") is not None else "",
@@ -227,4 +242,4 @@ def claim_item(claim: Mapping[str, Any], k: int, anchor: str) -> str:
             f"{override_note(claim)}{reason}"
             f'{_audit(as_dict(claim.get("audit")), status == nli_status(claim))}'
             f'{_probs(as_dict(claim.get("probs")))}'
-            f"{evidence_list(claim)}</li>")
+            f"{evidence_list(claim, seen, k)}</li>")

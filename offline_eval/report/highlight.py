@@ -97,7 +97,7 @@ def _badges(claims: list[tuple[int, dict[str, Any]]], anchor: str) -> str:
     parts = []
     for k, c in shown:
         v, imp = claim_status(c), c.get("importance")
-        tip = f"claim {k + 1}: {label(v)}, {label(imp)} — {c.get('text') or ''}"
+        tip = f"claim {k + 1}: {label(v)}, {label(imp)}"
         parts.append(f'<a class="cb s-{css_token(v)} imp-{css_token(imp)}" '
                      f'href="#{anchor}-c{k}" title="{esc(tip)}">{k + 1}</a>')
     if rest:

@@ -28,7 +28,8 @@ from offline_eval.report.response import normalize_row, response_section
 from offline_eval.report.script import JS
 from offline_eval.report.summary import (comparisons_table, metric_cards, overview, plots,
                                          run_details)
-from offline_eval.report.triage import KEY_METRICS, headline, key_metrics, view_data, worst_list
+from offline_eval.report.triage import (KEY_METRICS, headline, key_metrics, view_data,
+                                        view_records, worst_list)
 
 # The page may load nothing: inline style and script only, images only as data: URIs.
 _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -126,11 +127,13 @@ def report_html(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
     figures = plots(rows, summary, groups) if rows else ""
     if figures or summary.get("comparisons"):
         body.append("<h2>Plots</h2>" + figures + comparisons_table(summary))
+    records = view_records(rows)
     if rows:
+        worst_first = sorted(range(len(rows)), key=lambda n: records[n]["sev"])  # the default
         body.append('<h2 id="answers">Answers</h2>' + _LEGEND
                     + _toolbar(groups, _row_metric_keys(summary)) + '<div id="cards">'
-                    + "".join(response_section(r, n) for n, r in enumerate(rows)) + "</div>")
-    data = f'<script type="application/json" id="view-data">{view_data(rows)}</script>'
+                    + "".join(response_section(rows[n], n) for n in worst_first) + "</div>")
+    data = f'<script type="application/json" id="view-data">{view_data(records)}</script>'
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import base64
+import json
+import zlib
+
 from offline_eval.audit.tally import severity
 from offline_eval.report._fmt import as_dict, as_list, claim_status, esc, fmt_num, label
 from offline_eval.report.claims import chip, claim_item, normalize_claim
 from offline_eval.report.highlight import highlight_response
-from offline_eval.report.triage import row_verdict
+from offline_eval.report.triage import claim_record, row_verdict
 
 ROW_METRICS: tuple[str, ...] = ("factscore_precision", "vital_precision", "weighted_precision",
                                 "weighted_recall", "weighted_f1")
@@ -99,7 +103,8 @@ def _error(row: Mapping[str, Any]) -> str:
 CLAIMS_OPEN = 12   # past this many claims, the correct ones fold away behind the rest
 
 
-def _sentence_groups(claims: list[dict[str, Any]], anchor: str, keep: list[int]) -> str:
+def _sentence_groups(claims: list[dict[str, Any]], anchor: str, keep: list[int],
+                     seen: dict[str, int]) -> str:
     """The claims numbered in ``keep``, grouped under the sentence they came from."""
     groups: dict[Any, list[int]] = {}
     for k in keep:
@@ -108,28 +113,49 @@ def _sentence_groups(claims: list[dict[str, Any]], anchor: str, keep: list[int])
     for sentence, ks in groups.items():
         head = f'<p class="stext">“{esc(sentence)}”</p>' if sentence else ""
         out.append(f'<li class="sgroup">{head}<ol class="claim-list">'
-                   + "".join(claim_item(claims[k], k, anchor) for k in ks) + "</ol></li>")
+                   + "".join(claim_item(claims[k], k, anchor, seen) for k in ks) + "</ol></li>")
     return f'<ul class="sgroups">{"".join(out)}</ul>'
 
 
 def claims_block(claims: list[dict[str, Any]], anchor: str) -> str:
     """Claims grouped under their sentence; past :data:`CLAIMS_OPEN` claims the non-correct
-    ones come first and the correct ones fold into one more ``<details>``."""
+    ones come first and the correct ones fold into a ``<details>`` of their own."""
     n = len(claims)
     ks = list(range(n))
+    seen: dict[str, int] = {}   # a passage's text is shown once per answer
     if n > CLAIMS_OPEN:
         bad = [k for k in ks if claim_status(claims[k]) != "correct"]
         good = [k for k in ks if claim_status(claims[k]) == "correct"]
-        body = (_sentence_groups(claims, anchor, bad) if bad else "") + (
+        body = (_sentence_groups(claims, anchor, bad, seen) if bad else "") + (
             f'<details class="more-claims"><summary>{len(good)} correct claim'
-            f'{"s" if len(good) != 1 else ""}</summary>{_sentence_groups(claims, anchor, good)}'
+            f'{"s" if len(good) != 1 else ""}</summary>{_sentence_groups(claims, anchor, good, seen)}'
             "</details>" if good else "")
     else:
-        body = _sentence_groups(claims, anchor, ks)
+        body = _sentence_groups(claims, anchor, ks, seen)
+    return body
+
+
+def _body_summary(claims: list[dict[str, Any]]) -> str:
+    n = len(claims)
+    if not n:
+        return "nuggets and metrics"
     bad_n = sum(claim_status(c) != "correct" for c in claims)
-    return (f'<details class="claims"><summary>{n} claim{"s" if n != 1 else ""}'
-            f'{f", {bad_n} not correct" if bad_n else ""}: verdicts, evidence, audit</summary>'
-            f"{body}</details>")
+    return (f'{n} claim{"s" if n != 1 else ""}{f", {bad_n} not correct" if bad_n else ""}: '
+            "verdicts, evidence, audit")
+
+
+def packed_body(html: str, claims: list[dict[str, Any]]) -> str:
+    """The card's body (its claims with their evidence, nuggets and metrics) and its
+    claims' export records, as base64 of zlib-compressed JSON: the page inflates it when the
+    card is opened, which keeps a report of many long answers small and quick to open.
+
+    >>> import base64, json, zlib
+    >>> json.loads(zlib.decompress(base64.b64decode(packed_body("<p>x</p>", []))))["html"]
+    '<p>x</p>'
+    """
+    data = json.dumps({"html": html, "claims": [claim_record(c) for c in claims]},
+                      ensure_ascii=False, separators=(",", ":"), default=str)
+    return base64.b64encode(zlib.compress(data.encode("utf-8"), 9)).decode("ascii")
 
 
 def normalize_row(row: Any) -> dict[str, Any]:
@@ -162,14 +188,17 @@ def response_section(row: Mapping[str, Any], n: int) -> str:
     if status == "ok":
         parts.append(_row_metrics(row))
         if claims:
-            parts.append(claims_block(claims, anchor))
+            body = claims_block(claims, anchor)
         elif row.get("deflection") or audit.get("deflection"):
             parts.append('<p class="muted">The response deflects; no claims were checked.</p>')
         elif _empty(row):
             parts.append('<p class="muted">The answer is empty.</p>')
         else:
             parts.append('<p class="muted">No checkable claims.</p>')
-        parts.append(_nuggets(row) + _all_metrics(row))
+        body = (body if claims else "") + _nuggets(row) + _all_metrics(row)
+        if body:
+            parts.append(f'<details class="body" data-z="{packed_body(body, claims)}"><summary>'
+                         f"{esc(_body_summary(claims))}</summary></details>")
     return (f'<section class="resp" id="{anchor}" data-i="{n}" data-status="{status}" '
             f'data-verdict="{verdict}" data-group="{esc(row.get("group") or "")}">'
             f'{"".join(parts)}</section>')

@@ -5,7 +5,10 @@ never the network. The view lives in the URL fragment, e.g.
 ``#verdict=incorrect&group=wrong&claim=contradicted&sort=metric-asc&metric=vital_precision&max=0.5&q=paris&open=r3-c0``,
 so a link reproduces it; a plain ``#r3-c0`` still opens that claim. Export writes the
 shown answers, in the shown order, as CSV (one line per claim) or JSON, through a ``blob:``
-download made in the page; ``offlineEvalExport("csv" | "json")`` returns the same text.
+download made in the page; ``offlineEvalExport("csv" | "json")`` returns (a promise of) the
+same text. Each card's body comes packed (base64 of deflated JSON, see
+:func:`offline_eval.report.response.packed_body`) and is inflated with the browser's
+``DecompressionStream`` when the card is opened, a claim is linked to, or an export needs it.
 """
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ JS = r"""
   records.forEach(function (r) { byIndex[r.i] = r; });
   var box = document.getElementById("cards");
   var sections = Array.prototype.slice.call(document.querySelectorAll("section.resp"));
+  // what the search reads: the card as sent (id, query, answer, reasons), not its packed body
+  sections.forEach(function (s) { s._text = s.textContent.toLowerCase(); });
   var $ = function (id) { return document.getElementById(id); };
   var controls = {verdict: $("filter"), claim: $("claim"), group: $("group"),
                   sort: $("sort"), metric: $("metric"), max: $("max"), q: $("search")};
@@ -72,7 +77,7 @@ JS = r"""
       var m = metricOf(r), lim = parseFloat(state.max);
       if (m === null || (!isNaN(lim) && m > lim)) { return false; }
     }
-    if (state.q) { return s.textContent.toLowerCase().indexOf(state.q.toLowerCase()) !== -1; }
+    if (state.q) { return s._text.indexOf(state.q.toLowerCase()) !== -1; }
     return true;
   }
   function compare(a, b) {
@@ -88,25 +93,54 @@ JS = r"""
   }
   function shownSections() { return sections.filter(function (s) { return !s.classList.contains("hidden"); }); }
   function apply() {
-    var shown = 0;
-    sections.slice().sort(compare).forEach(function (s) {
+    var shown = 0, order = sections.slice().sort(compare);
+    var moved = box && order.some(function (s, n) { return box.children[n] !== s; });
+    order.forEach(function (s) {
       var ok = keep(s);
       s.classList.toggle("hidden", !ok);
       if (ok) { shown += 1; }
-      if (box) { box.appendChild(s); }
+      if (moved) { box.appendChild(s); }   // the page comes worst first: no move on load
     });
     var count = $("shown");
     if (count) { count.textContent = shown + " of " + sections.length + " shown"; }
   }
+  // A card's body (claims, evidence, nuggets, metrics) and its claims' export records come
+  // packed: base64 of zlib-deflated JSON, inflated in the page the first time it is needed.
+  function inflate(d) {
+    if (!d._ready) {
+      var bin = atob(d.getAttribute("data-z")), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+      d._ready = new Response(stream).text().then(function (t) {
+        var o = JSON.parse(t), div = document.createElement("div");
+        div.className = "zbody"; div.innerHTML = o.html; d.appendChild(div);
+        d._claims = o.claims; return d;
+      });
+    }
+    return d._ready;
+  }
+  function bodyOf(sec) { return sec ? sec.querySelector("details.body[data-z]") : null; }
+  function claimsOf(sec) {
+    var b = bodyOf(sec);
+    return b ? inflate(b).then(function (d) { return d._claims; }) : Promise.resolve([]);
+  }
+  document.addEventListener("toggle", function (e) {
+    var d = e.target;
+    if (d.matches && d.matches("details.body[data-z]") && d.open) { inflate(d); }
+  }, true);
   function reveal(id, scroll) {
-    var el = id ? document.getElementById(id) : null;
-    if (!el) { return; }
-    var sec = el.closest ? el.closest("section.resp") : null;
+    var sec = id ? document.getElementById(id.split("-")[0]) : null;
+    if (!sec || !sec.classList.contains("resp")) { sec = null; }
     if (sec && sec.classList.contains("hidden")) {
       var sort = state.sort; reset(); state.sort = sort; toControls(); apply();
     }
-    for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") { p.open = true; } }
-    if (scroll !== false) { el.scrollIntoView({block: "start"}); }
+    var b = bodyOf(sec);
+    return (b && id !== sec.id ? inflate(b) : Promise.resolve()).then(function () {
+      var el = document.getElementById(id);
+      if (!el) { return; }
+      for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") { p.open = true; } }
+      if (scroll !== false) { el.scrollIntoView({block: "start"}); }
+    });
   }
   function update() { fromControls(); openId = ""; apply(); writeHash(); }
   function fromHash() { readHash(); toControls(); apply(); if (openId) { reveal(openId); } }
@@ -116,7 +150,10 @@ JS = r"""
     if (c) { c.addEventListener(c.tagName === "INPUT" ? "input" : "change", update); }
   });
   function setAll(open) {
-    document.querySelectorAll("section.resp details").forEach(function (d) { d.open = open; });
+    var bodies = open ? shownSections().map(bodyOf).filter(Boolean).map(inflate) : [];
+    return Promise.all(bodies).then(function () {
+      document.querySelectorAll("section.resp details").forEach(function (d) { d.open = open; });
+    });
   }
   var ex = $("expand"), co = $("collapse");
   if (ex) { ex.addEventListener("click", function () { setAll(true); }); }
@@ -152,29 +189,38 @@ JS = r"""
                     "reason", "audit_reasons", "magnitude", "core", "timeliness", "compared",
                     "evidence_doc", "evidence_passage", "evidence_url"];
   function exportText(kind) {
-    var recs = shownSections().map(function (s) { return byIndex[s.getAttribute("data-i")]; });
-    if (kind === "json") { return JSON.stringify(recs, null, 1) + "\n"; }
-    var metrics = controls.metric ? Array.prototype.map.call(controls.metric.options,
-      function (o) { return o.value; }) : [];
-    var lines = [COLS.concat(metrics).map(cell).join(",")];
-    recs.forEach(function (r) {
-      var head = [r.id, r.group, r.verdict, r.severity, r.query, r.reasons];
-      var tail = metrics.map(function (m) { return r.metrics[m]; });
-      var claims = r.claims.length ? r.claims : [null];
-      claims.forEach(function (c) {
-        var mid = CLAIM_KEYS.map(function (k) { return c ? c[k] : null; });
-        lines.push(head.concat(mid, tail).map(cell).join(","));
+    var secs = shownSections();
+    return Promise.all(secs.map(claimsOf)).then(function (lists) {
+      var recs = secs.map(function (s, n) {
+        var r = {}, src = byIndex[s.getAttribute("data-i")];
+        Object.keys(src).forEach(function (k) { r[k] = src[k]; });
+        r.claims = lists[n];
+        return r;
       });
+      if (kind === "json") { return JSON.stringify(recs, null, 1) + "\n"; }
+      var metrics = controls.metric ? Array.prototype.map.call(controls.metric.options,
+        function (o) { return o.value; }) : [];
+      var lines = [COLS.concat(metrics).map(cell).join(",")];
+      recs.forEach(function (r) {
+        var head = [r.id, r.group, r.verdict, r.severity, r.query, r.reasons];
+        var tail = metrics.map(function (m) { return r.metrics[m]; });
+        (r.claims.length ? r.claims : [null]).forEach(function (c) {
+          var mid = CLAIM_KEYS.map(function (k) { return c ? c[k] : null; });
+          lines.push(head.concat(mid, tail).map(cell).join(","));
+        });
+      });
+      return lines.join("\r\n") + "\r\n";
     });
-    return lines.join("\r\n") + "\r\n";
   }
   function download(kind) {
-    var blob = new Blob([exportText(kind)], {type: kind === "json" ? "application/json" : "text/csv"});
-    var a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = "offline-eval-view." + kind;
-    document.body.appendChild(a); a.click(); document.body.removeChild(a);
-    setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+    return exportText(kind).then(function (text) {
+      var blob = new Blob([text], {type: kind === "json" ? "application/json" : "text/csv"});
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = "offline-eval-view." + kind;
+      document.body.appendChild(a); a.click(); document.body.removeChild(a);
+      setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+    });
   }
   window.offlineEvalExport = exportText;
   var ec = $("export-csv"), ej = $("export-json");

@@ -113,7 +113,8 @@ def key_metrics(summary: Mapping[str, Any]) -> str:
     return f'<div class="key-box">{"".join(cards)}</div>' if cards else ""
 
 
-def _claim_record(c: Mapping[str, Any]) -> dict[str, Any]:
+def claim_record(c: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim as the export writes it (packed with its card's body)."""
     a = as_dict(c.get("audit"))
     ev = as_dict(c.get("decisive_evidence"))
     return {"id": c.get("id"), "text": c.get("text"), "sentence": c.get("sentence"),
@@ -127,8 +128,9 @@ def _claim_record(c: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def view_records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One record per row for the page script: what it sorts and filters on and what it
-    exports (the card order by severity is ``sev``, worst first)."""
+    """One record per row for the page script: what it sorts and filters on and the
+    answer's fields of the export (``sev`` is the card's place worst first); the claims'
+    fields are packed with each card's body (:func:`~offline_eval.report.response.packed_body`)."""
     keys = [(severity_key(r) if r.get("status") != "error" else (3, -1, 0, 0, str(r.get("id"))),
              i) for i, r in enumerate(rows)]
     rank = {i: n for n, (_, i) in enumerate(sorted(keys))}
@@ -145,7 +147,7 @@ def view_records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                                               if c.get("verdict")}
                                              | ({"rule"} if any(_overridden(c) for c in claims)
                                                 else set())),
-                    "metrics": metrics, "claims": [_claim_record(c) for c in claims]})
+                    "n_claims": len(claims), "metrics": metrics})
     return out
 
 
@@ -166,9 +168,9 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def view_data(rows: Sequence[Mapping[str, Any]]) -> str:
+def view_data(records: Sequence[Mapping[str, Any]]) -> str:
     """:func:`view_records` as JSON safe inside ``<script type="application/json">``."""
-    text = json.dumps(_finite(view_records(rows)), ensure_ascii=False, separators=(",", ":"),
+    text = json.dumps(_finite(list(records)), ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False, default=str)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

@@ -18,7 +18,11 @@ _RESPONSES = [
     ]),
     ("everest", "How tall is Mount Everest?", [
         ("Mount Everest is about 7,200 metres tall.", "claim",
-         [("Mount Everest is about 7,200 metres tall.", "contradicted", "vital")]),
+         [("Mount Everest is about 7,200 metres tall.", "contradicted", "vital",
+           {"verdict_rule": "numbers", "evidence_text": "Everest is 8,849 m high.",
+            "verdict_reason": "the claim says '7,200 metres' where the evidence says "
+                              "'8,849 m' (beyond tolerance)",
+            "compared": {"kind": "number", "claim": "7,200 metres", "evidence": ["8,849 m"]}})]),
         ("It sits on the border between Nepal and China.", "claim",
          [("Mount Everest sits on the border between Nepal and China.", "supported", "okay")]),
         ("I hope this helps!", "non_claim", []),
@@ -32,24 +36,57 @@ _RESPONSES = [
         ("Some sources say it is 6,650 km long, others give a different figure & <b>more</b>.",
          "claim", [("The Nile is 6,650 km long.", "inconclusive", "okay")]),
     ]),
+    ("danube", "How long is the Danube?", [
+        ("The Danube is Europe's second-longest river.", "claim",
+         [("The Danube is Europe's second-longest river.", "supported", "vital")]),
+        ("It is about 3,100 km long.", "claim",
+         [("The Danube is about 3,100 km long.", "supported", "okay",
+           {"evidence_text": "The Danube is 2,850 km long.",
+            "audit": {"verdict": "partially_correct", "magnitude": "minor", "core": False,
+                      "reasons": ["a number is off beyond tolerance: the claim says "
+                                  "'3,100 km', the evidence '2,850 km'"]},
+            "compared": {"kind": "number", "claim": "3,100 km", "evidence": ["2,850 km"]}})]),
+    ]),
+    ("rivers", "Name some facts about rivers.\x07", [
+        (f"River fact {n} holds.", "claim",
+         [(f"River fact {n} holds.", "unverifiable" if n in (4, 11) else "supported",
+           "vital" if n == 0 else "okay")]) for n in range(14)]),
 ]
+
+
+def _response_audit(claims: list[dict[str, Any]], deflection: bool) -> dict[str, Any]:
+    """The guideline's response verdict over the sample claims' audits."""
+    core = [c["audit"]["verdict"] for c in claims if c["audit"]["core"]]
+    other = [c["audit"]["verdict"] for c in claims if not c["audit"]["core"]]
+    bad = ("incorrect", "partially_correct")
+    verdict = (None if deflection or not claims else "incorrect" if "incorrect" in core
+               else "inconclusive" if "inconclusive" in core
+               else "unverifiable" if core and set(core) == {"unverifiable"}
+               else "partially_correct" if any(v in bad for v in other) else "correct")
+    reasons = (["core fact incorrect"] if verdict == "incorrect" else
+               ["additional facts incorrect"] if verdict == "partially_correct" else [])
+    return {"deflection": deflection, "relevance": "relevant", "timeliness": "undated",
+            "verdict": verdict, "reasons": reasons}
 
 
 def _row(rid: str, query: str, parts: list, group: str | None) -> dict[str, Any]:
     response, sentences, claims = "", [], []
     for text, kind, cls in parts:
+        cls = [c if len(c) == 4 else (*c, {}) for c in cls]
         start = len(response) + (1 if response else 0)
         response = (response + " " if response else "") + text
         sentences.append({"text": text, "start": start, "end": start + len(text),
                           "kind": kind, "reason": "deflection cue" if kind == "deflection"
                           else None})
-        for ctext, verdict, imp in cls:
+        for ctext, verdict, imp, extra in cls:
+            extra = dict(extra)
             k = len(claims)
             p = {"supported": 0.9, "contradicted": 0.05, "unverifiable": 0.3,
                  "inconclusive": 0.5}[verdict]
             ev = {"passage_id": f"{rid}-p{k}", "doc_id": f"doc-{rid}", "title": rid.title(),
                   "url": f"https://en.wikipedia.org/wiki/{rid.title()}", "score": 12.5 - k,
-                  "text": f"Passage about {rid} for claim {k + 1}: {ctext}"}
+                  "text": f"Passage about {rid} for claim {k + 1}: {ctext} "
+                          + extra.pop("evidence_text", "")}
             claims.append({
                 "id": f"c{k + 1}", "text": ctext, "sentence_index": len(sentences) - 1,
                 "sentence": text, "importance": imp, "importance_score": 0.9 - 0.1 * k,
@@ -61,9 +98,10 @@ def _row(rid: str, query: str, parts: list, group: str | None) -> dict[str, Any]
                                   "url": "javascript:alert(1)"}],
                 "decisive_evidence": ev if verdict != "unverifiable" else None,
                 "audit": {"verdict": {"supported": "correct", "contradicted": "incorrect"}
-                          .get(verdict, "inconclusive"),
-                          "magnitude": "major" if verdict == "contradicted" else None,
-                          "core": imp == "vital"}})
+                          .get(verdict, verdict),
+                          "magnitude": None if verdict == "supported" else
+                          "major" if imp == "vital" else "minor",
+                          "core": imp == "vital"}, **extra})
     js = [c["judgment"] for c in claims]
     decided = [j for j in js if j is not None]
     prec = sum(decided) / len(decided) if decided else None
@@ -87,10 +125,7 @@ def _row(rid: str, query: str, parts: list, group: str | None) -> dict[str, Any]
            "counts": {"claims": len(claims), "decided": len(decided),
                       "supported": sum(decided)},
            "cumulative_precision": cum,
-           "audit": {"deflection": deflection, "relevance": "relevant",
-                     "timeliness": "undated", "verdict": "incorrect" if False in js
-                     else "correct", "reasons": ["core fact incorrect"] if False in js
-                     else []}}
+           "audit": _response_audit(claims, deflection)}
     if group is not None:
         row["group"] = group
     return row
@@ -120,3 +155,18 @@ def sample_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         summary["groups"] = {g: summarize(rs) for g, rs in groups.items()}
         summary["comparisons"] = compare(groups)
     return summary
+
+
+def inflated(page: str) -> str:
+    """The page with every packed card body inflated in place, as the page script does."""
+    import base64
+    import json
+    import re
+    import zlib
+
+    def unpack(m: "re.Match[str]") -> str:
+        data = json.loads(zlib.decompress(base64.b64decode(m.group(1))))
+        return f'<details class="body">{m.group(2)}<div class="zbody">{data["html"]}</div>'
+
+    return re.sub(r'<details class="body" data-z="([^"]*)">(<summary>.*?</summary>)', unpack,
+                  page)

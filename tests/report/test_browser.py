@@ -72,15 +72,23 @@ def test_report_has_no_console_errors(driver, tmp_path, grouped):
     assert driver.title == "browser test"
     shown = driver.find_element(By.ID, "shown").text
     assert shown == f"{len(rows)} of {len(rows)} shown"          # the script ran
-    driver.find_element(By.ID, "expand").click()
-    details = driver.find_elements(By.CSS_SELECTOR, "section.resp details")
-    assert details and all(d.get_attribute("open") is not None for d in details)
+    driver.find_element(By.ID, "expand").click()                   # inflates every card, opens all
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".zbody details")
+                                   and d.execute_script(
+        "return Array.prototype.every.call(document.querySelectorAll('section.resp details'),"
+        " function (e) { return e.open; })"))
     Select(driver.find_element(By.ID, "filter")).select_by_value("error")
     assert driver.find_element(By.ID, "shown").text == f"1 of {len(rows)} shown"
     Select(driver.find_element(By.ID, "filter")).select_by_value("all")
     driver.find_element(By.ID, "collapse").click()
-    driver.find_element(By.CSS_SELECTOR, "a.cb").click()           # a claim badge opens its claim
-    assert driver.find_element(By.CSS_SELECTOR, "section.resp details.claims") \
+    badge = driver.find_element(By.CSS_SELECTOR, "a.cb")
+    target = badge.get_attribute("href").split("#")[1]
+    badge.click()                                                  # a claim badge opens its claim
+    claim = _wait_for(driver, f"#{target}")                        # once its card is inflated
+    assert claim.is_displayed()
+    assert driver.find_element(By.CSS_SELECTOR, "section.resp details.body") \
         .get_attribute("open") is not None
 
     errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
@@ -132,3 +140,153 @@ def test_sockets_blocked_again_after_fixture():
 
     with pytest.raises(RuntimeError):
         socket.create_connection(("127.0.0.1", 9))
+
+
+def _wait_for(drv, css, timeout=5.0):
+    """The element once the page has made it (a card's body is inflated asynchronously)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(drv, timeout).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
+
+
+def _export(drv, kind):
+    return drv.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        f"offlineEvalExport('{kind}').then(done, function (e) {{ done('ERROR ' + e); }});")
+
+
+def _render(tmp_path, rows=None):
+    rows = sample_rows(grouped=True) if rows is None else rows
+    path = tmp_path / "report.html"
+    render_report(rows, sample_summary(rows), path, title="audit")
+    return rows, path
+
+
+def _viewport(drv, width=1400, height=900):
+    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                        {"width": width, "height": height, "deviceScaleFactor": 1,
+                         "mobile": False})
+
+
+def _visible_ids(drv) -> list[str]:
+    return drv.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('section.resp:not(.hidden)'),"
+        " function (s) { return s.querySelector('.rid').textContent; });")
+
+
+def _severe(drv) -> list[str]:
+    return [e["message"] for e in drv.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def test_first_screen_answers_the_audit_question(driver, tmp_path):
+    """At 1400×900: the count of incorrect answers and the worst answers show without
+    scrolling, and one click on the worst puts its claim's deciding evidence on screen."""
+    from selenium.webdriver.common.by import By
+
+    from offline_eval.audit.tally import verdict_counts
+
+    rows, path = _render(tmp_path)
+    _viewport(driver)
+    driver.get(path.as_uri())
+    counts = verdict_counts([r for r in rows if r["status"] == "ok"])["responses"]
+    in_view = ("var r = arguments[0].getBoundingClientRect();"
+               "return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;")
+    tile = driver.find_element(By.ID, "count-incorrect")
+    assert tile.find_element(By.CSS_SELECTOR, ".v").text == str(counts["incorrect"])
+    assert driver.execute_script(in_view, tile)
+    for verdict, n in counts.items():
+        found = driver.find_elements(By.ID, f"count-{verdict.replace('_', '-')}")
+        assert (found[0].find_element(By.CSS_SELECTOR, ".v").text if found else "0") == str(n)
+    first = driver.find_element(By.CSS_SELECTOR, "#worst li a.wl")
+    assert driver.execute_script(in_view, first)
+    target = first.get_attribute("data-open")
+    driver.save_screenshot(str(tmp_path / "first-screen.png"))
+    first.click()
+    evidence = _wait_for(driver, f"#{target} li.ev.decisive")
+    assert driver.execute_script(
+        "var r = arguments[0].getBoundingClientRect();"
+        "return r.top >= 0 && r.top < window.innerHeight - 40;", evidence)
+    assert f"open={target}" in driver.execute_script("return location.hash")
+    assert (tmp_path / "first-screen.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _severe(driver) == []
+
+
+def test_sort_filter_and_url_state(driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    rows, path = _render(tmp_path)
+    driver.get(path.as_uri())
+    ok = [r for r in rows if r["status"] == "ok"]
+    Select(driver.find_element(By.ID, "filter")).select_by_value("incorrect")
+    incorrect = [r["id"] for r in ok if r["audit"]["verdict"] == "incorrect"]
+    assert sorted(_visible_ids(driver)) == sorted(incorrect)
+    Select(driver.find_element(By.ID, "group")).select_by_value("wrong")
+    assert _visible_ids(driver) == [r["id"] for r in ok if r["audit"]["verdict"] == "incorrect"
+                                    and r["group"] == "wrong"]
+    link = driver.execute_script("return location.href")
+    assert "verdict=incorrect" in link and "group=wrong" in link
+
+    driver.get("about:blank")
+    driver.get(link)                                              # the link reproduces the view
+    assert Select(driver.find_element(By.ID, "filter")).first_selected_option \
+        .get_attribute("value") == "incorrect"
+    assert _visible_ids(driver) == ["everest"]
+
+    driver.get(path.as_uri() + "#claim=rule")                     # a rule decided a claim
+    assert set(_visible_ids(driver)) == {"everest", "danube"}
+    driver.get(path.as_uri() + "#sort=id")
+    ids = _visible_ids(driver)
+    assert ids == sorted(ids, key=str) and len(ids) == len(rows)
+    driver.get(path.as_uri() + "#sort=metric-asc&metric=factscore_precision&max=0.9")
+    shown = _visible_ids(driver)
+    values = {r["id"]: r["metrics"]["factscore_precision"] for r in ok}
+    assert shown and all(values[i] is not None and values[i] <= 0.9 for i in shown)
+    assert [values[i] for i in shown] == sorted(values[i] for i in shown)
+    driver.get(path.as_uri())                                     # default: worst first
+    assert _visible_ids(driver)[0] == "everest"
+    driver.find_element(By.ID, "count-partially-correct").click()    # a tile filters
+    assert set(_visible_ids(driver)) == {"danube"}
+    assert _severe(driver) == []
+
+
+def test_export_of_the_current_view(driver, tmp_path):
+    import csv
+    import io
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    import copy
+
+    rows = sample_rows(grouped=False)
+    formula = copy.deepcopy(next(r for r in rows if r["id"] == "nile"))
+    formula["id"] = "=SUM(1,2)"
+    formula["claims"][0]["text"] = "@risk"
+    rows, path = _render(tmp_path, rows + [formula])
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.get(path.as_uri() + "#verdict=incorrect")
+    text = _export(driver, "csv")
+    table = list(csv.DictReader(io.StringIO(text)))
+    everest = next(r for r in rows if r["id"] == "everest")
+    assert [t["claim_id"] for t in table] == [c["id"] for c in everest["claims"]]
+    assert table[0]["answer_verdict"] == "incorrect" and table[0]["rule"] == "numbers"
+    assert table[0]["evidence_document"] == "Everest"
+    assert json.loads(_export(driver, "json"))[0]["id"] == "everest"
+    driver.find_element(By.ID, "export-csv").click()
+    target = downloads / "offline-eval-view.csv"
+    for _ in range(50):
+        if target.exists():
+            break
+        time.sleep(0.1)
+    assert target.read_bytes().decode("utf-8") == text
+    # a cell that a spreadsheet would run as a formula is made inert
+    driver.get(path.as_uri() + "#q=sum(1")
+    inert = list(csv.DictReader(io.StringIO(_export(driver, "csv"))))
+    assert [(t["answer_id"], t["claim"]) for t in inert][0] == ("'=SUM(1,2)", "'@risk")
+    assert _severe(driver) == []
+    assert all(u.startswith(("file:", "data:", "about:", "blob:")) for u in _requested_urls(driver))

@@ -11,7 +11,12 @@ import pytest
 from offline_eval.metrics.report import METRIC_KEYS
 from offline_eval.report import render_report, report_html
 from offline_eval.report._fmt import label
-from tests.report.sample import sample_rows, sample_summary
+from tests.report.sample import inflated, sample_rows, sample_summary
+
+
+def page_of(*args):
+    """The page as the browser shows it once every card is opened."""
+    return inflated(report_html(*args))
 
 pytest.importorskip("matplotlib")
 
@@ -20,7 +25,7 @@ pytest.importorskip("matplotlib")
 def grouped() -> tuple[list, dict, str]:
     rows = sample_rows()
     summary = sample_summary(rows)
-    return rows, summary, report_html(rows, summary, "Grouped <run>")
+    return rows, summary, page_of(rows, summary, "Grouped <run>")
 
 
 def test_every_claim_and_response_appears(grouped):
@@ -120,7 +125,7 @@ def test_ungrouped_and_defensive_rows():
          "cumulative_precision": [None, "x", float("nan")]},
         "not a dict",
     ]
-    page = report_html(rows, {"metrics": {"factscore_precision": {"mean": float("nan")}}})
+    page = page_of(rows, {"metrics": {"factscore_precision": {"mean": float("nan")}}})
     assert page.count('<figure class="plot"><svg') == 2     # no comparison without groups
     assert '<span class="sent s-none imp-none">Short text.</span>' in page   # no known verdict
 
@@ -131,7 +136,7 @@ def test_offsets_place_highlights():
                          {"text": "Alpha beta.", "start": 12, "end": 23}],
            "claims": [{"text": "c", "sentence_index": 1, "verdict": "contradicted",
                        "importance": "vital"}]}
-    page = report_html([row], {})
+    page = page_of([row], {})
     assert ('<span class="sent k-non-claim">Alpha beta.</span> <span class="sent '
             's-incorrect imp-vital">Alpha beta.</span><sup class="badges">') in page
 
@@ -139,7 +144,7 @@ def test_offsets_place_highlights():
 def test_rendering_opens_no_socket():
     with pytest.raises(RuntimeError):
         socket.create_connection(("127.0.0.1", 9))
-    report_html(sample_rows(), sample_summary(sample_rows()))
+    page_of(sample_rows(), sample_summary(sample_rows()))
 
 
 def test_judgment_stands_in_for_a_missing_verdict():
@@ -148,7 +153,7 @@ def test_judgment_stands_in_for_a_missing_verdict():
                          {"text": "Two.", "start": 5, "end": 9, "kind": "claim"}],
            "claims": [{"text": "one", "sentence_index": 0, "judgment": True},
                       {"text": "two", "sentence_index": 1, "judgment": False}]}
-    page = report_html([row], {})
+    page = page_of([row], {})
     assert '<span class="sent s-correct imp-none">One.</span>' in page
     assert '<span class="sent s-incorrect imp-none">Two.</span>' in page
 
@@ -183,7 +188,7 @@ def test_nested_verdict_and_row_level_claim_audits():
            "audit": {"verdict": "incorrect", "claims": [
                {"claim_id": "c1", "verdict": "incorrect", "magnitude": "major", "core": True,
                 "reasons": ["core fact incorrect"]}]}}
-    page = report_html([row], {})
+    page = page_of([row], {})
     assert 'class="sent s-incorrect imp-none"' in page
     assert "contradicted 0.80" in page and "Decisive text." in page
     assert 'chip s-incorrect">incorrect' in page and "core fact incorrect" in page

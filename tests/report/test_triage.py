@@ -1,0 +1,169 @@
+"""The report's first screen, colour language, evidence marks and page data, from HTML."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from offline_eval.audit.tally import verdict_counts, worst_responses
+from offline_eval.report import report_html
+from offline_eval.report.response import CLAIMS_OPEN
+from tests.report.sample import inflated, sample_rows, sample_summary
+
+
+def page_of(*args):
+    """The page as the browser shows it once every card is opened."""
+    return inflated(report_html(*args))
+
+
+@pytest.fixture(scope="module")
+def page_rows() -> tuple[str, list]:
+    rows = sample_rows()
+    return page_of(rows, sample_summary(rows), "t"), rows
+
+
+def _data(page: str) -> list[dict]:
+    text = page.split('<script type="application/json" id="view-data">')[1].split("</script>")[0]
+    return json.loads(text)
+
+
+def test_headline_counts_are_the_summary_counts(page_rows):
+    page, rows = page_rows
+    ok = [r for r in rows if r["status"] == "ok"]
+    counts = verdict_counts(ok)["responses"]
+    for verdict, n in counts.items():
+        tile = re.search(rf'id="count-{verdict.replace("_", "-")}" [^>]*data-count="(\d+)"', page)
+        if n or verdict in ("correct", "partially_correct", "incorrect"):
+            assert tile and int(tile.group(1)) == n, verdict
+        else:
+            assert tile is None, verdict            # an empty rare verdict takes no room
+    failed = re.search(r'id="count-error" [^>]*data-count="(\d+)"', page)
+    assert failed and int(failed.group(1)) == len(rows) - len(ok)
+
+
+def test_worst_answers_in_severity_order_link_to_their_worst_claim(page_rows):
+    page, rows = page_rows
+    worst = worst_responses([r for r in rows if r["status"] == "ok"], 10)
+    # major before minor, incorrect before partially correct
+    assert [w["verdict"] for w in worst][:3] == ["incorrect"] * 3
+    assert {w["severity"] for w in worst if w["verdict"] == "incorrect"} == {"major"}
+    listed = re.findall(r'<a class="wl" href="#open=(r\d+-c\d+)"[^>]*><span class="rid">([^<]+)',
+                        re.search(r'<ol class="worst".*?</ol>', page).group(0))
+    assert [i for _, i in listed] == [w["id"] for w in worst]
+    for target, rid in listed:
+        n, k = map(int, re.match(r"r(\d+)-c(\d+)", target).groups())
+        assert rows[n]["id"] == rid
+        assert rows[n]["claims"][k]["audit"]["verdict"] != "correct"
+
+
+def test_key_metrics_first_the_rest_behind_one_click():
+    from offline_eval.metrics.report import METRIC_KEYS, METRIC_MEANINGS
+
+    assert set(METRIC_MEANINGS) == set(METRIC_KEYS)
+    rows = sample_rows()
+    summary = sample_summary(rows)
+    summary["metrics"]["factscore_precision_gamma"] = {"mean": 0.05, "ci95": [0.0, 0.1], "n": 9}
+    page = page_of(rows, summary)
+    first = page.index('id="all-metrics"')
+    keys = re.findall(r'<div class="kcard" id="key-([a-z-]+)">', page)
+    assert keys[:2] == ["factscore-precision", "vital-precision"] and len(keys) <= 4
+    assert all(page.index(f'id="key-{k}"') < first for k in keys)
+    assert "FActScore with its length penalty" in page[first:]   # gamma is one click away
+    assert 'id="key-factscore-precision-gamma"' not in page
+
+
+def test_card_sentence_and_badge_share_one_colour(page_rows):
+    page, rows = page_rows
+    n = next(i for i, r in enumerate(rows) if r["id"] == "danube")
+    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+    # NLI supported, but the audit's number rule makes it partially correct: both say so
+    assert 'data-verdict="partially-correct"' in section
+    assert '<span class="sent s-partially-correct imp-okay">It is about 3,100 km long.' in section
+    assert 'class="cb s-partially-correct' in section
+    assert 'class="claim s-partially-correct"' in section
+    assert "NLI: supported; the audit: partially correct (a number is off" in section
+
+
+def test_rule_and_compared_values_are_marked(page_rows):
+    page, rows = page_rows
+    n = next(i for i, r in enumerate(rows) if r["id"] == "everest")
+    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+    assert "the number rule overrules the model" in section
+    assert '<mark class="cmp">7,200 metres</mark>' in section       # in the claim
+    assert '<mark class="cmp">8,849 m</mark>' in section            # in the deciding window
+    assert '<span class="chip decisive">deciding window</span>' in section
+
+
+def test_long_answers_fold_their_correct_claims(page_rows):
+    page, rows = page_rows
+    n = next(i for i, r in enumerate(rows) if r["id"] == "rivers")
+    assert len(rows[n]["claims"]) > CLAIMS_OPEN
+    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+    folded = section.index('<details class="more-claims"><summary>12 correct claims')
+    bad = [m.start() for m in re.finditer(r'class="claim s-unverifiable"', section)]
+    assert len(bad) == 2 and all(b < folded for b in bad)         # the non-correct first
+    assert section.count('<li class="sgroup">') == 14             # grouped by sentence
+    assert "14 claims, 2 not correct" in section
+
+
+def test_badges_of_a_crowded_sentence_collapse():
+    claims = [{"id": f"c{k}", "text": f"c{k}", "sentence_index": 0,
+               "verdict": "unverifiable" if k == 3 else "supported"} for k in range(9)]
+    row = {"id": "x", "status": "ok", "response": "One long sentence.",
+           "sentences": [{"text": "One long sentence.", "start": 0, "end": 18}],
+           "claims": claims}
+    page = page_of([row], {})
+    badges = re.search(r'<sup class="badges">.*?</sup>', page).group(0)
+    assert badges.count('class="cb ') == 2 and ">+8</a>" in badges and ">4</a>" in badges
+
+
+def test_empty_answer_is_not_called_irrelevant():
+    row = {"id": "e", "status": "ok", "response": "  ", "claims": [],
+           "audit": {"relevance": "not_relevant", "verdict": None}}
+    page = page_of([row], {})
+    assert "empty answer" in page and "not relevant" not in page
+
+
+def test_assembled_window_names_its_documents():
+    ev = [{"passage_id": "Nile#0", "title": "Nile", "text": "The Nile flows north. It is long."},
+          {"passage_id": "Nile#1", "title": "Nile", "text": "It ends in a delta."}]
+    claim = {"id": "c1", "text": "The Nile is long.", "sentence_index": 0, "verdict": "supported",
+             "evidence": ev, "decisive_evidence": {"passage_id": "assembled:Nile#0+Nile#1",
+                                                   "text": "It is long. It ends in a delta."}}
+    row = {"id": "a", "status": "ok", "response": "The Nile is long.", "claims": [claim]}
+    page = page_of([row], {})
+    assert "assembled from Nile (passage Nile#0), Nile (passage Nile#1)" in page
+
+
+def test_page_data_matches_rows_and_escapes_markup(page_rows):
+    page, rows = page_rows
+    data = _data(page)
+    assert [d["id"] for d in data] == [r["id"] for r in rows]
+    assert sorted(d["sev"] for d in data) == list(range(len(rows)))
+    worst = min(data, key=lambda d: d["sev"])
+    assert worst["verdict"] == "incorrect" and worst["severity"] == "major"
+    curie = next(d for d in data if d["id"] == "curie")
+    assert curie["query"].endswith("<script>alert('x')</script>")   # round-trips intact
+    assert "\x07" in next(d for d in data if d["id"] == "rivers")["query"]
+    assert any("rule" in d["claim_verdicts"] for d in data)
+
+
+def test_control_characters_and_markup_are_escaped(page_rows):
+    page, _ = page_rows
+    body = page.split('<script type="application/json"')[0]
+    assert "<script>alert" not in page
+    assert "Name some facts about rivers.\x07" in body              # kept as text, inert
+    assert re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", page.split("<body>")[0]) is None
+
+
+def test_summary_lists_the_same_worst_answers():
+    from offline_eval.scoring import WORST_LISTED, summarize_run
+
+    rows = sample_rows(grouped=False)                      # ids are unique in a run
+    summary = summarize_run(rows, group_by="group")
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert summary["worst"] == worst_responses(ok, WORST_LISTED)
+    assert summary["verdicts"] == verdict_counts(ok)
+    # the order of the rows does not change the list
+    assert summarize_run(list(reversed(rows)), group_by="group")["worst"] == summary["worst"]
