@@ -290,7 +290,7 @@ def _print_summary(summary: dict, stats: object, fh) -> None:
         print("  claims: " + ", ".join(f"{k} {c}" for k, c in v["claims"].items() if c), file=fh)
     worst = summary.get("worst") or []
     if worst:
-        print(f"  worst answers (of {len(worst)} listed in the summary and the report):", file=fh)
+        print("  worst answers (as in --summary and the report):", file=fh)
     for w in worst[:5]:
         claim = next(iter(w["claims"]), None)
         what = f": {claim['text']!r} ({claim['audit']})" if claim else ""

@@ -129,9 +129,9 @@ def evidence_item(ev: Mapping[str, Any], decisive: bool, source: str = "",
             f"score {fmt_num(ev.get('score'), 2)}" if as_float(ev.get("score")) else "",
             f"found by {esc(ev.get('found_by'))}" if ev.get("found_by") else "",
             "" if url or not ev.get("url") else f"url {esc(ev.get('url'))}"]
-    # the document's name links to it (http(s) only); its url shows on hover
-    name = (f'<a class="doc" href="{esc(url)}" rel="noopener noreferrer" title="{esc(url)}">'
-            f"{title}</a>" if url else f"<b>{title}</b>")
+    # the document's name links to it (http(s) only)
+    name = (f'<a class="doc" href="{esc(url)}" rel="noopener noreferrer">{title}</a>' if url
+            else f"<b>{title}</b>")
     tag = '<span class="chip decisive">deciding window</span>' if decisive else ""
     why = f' title="{esc(ev.get("why"))}"' if ev.get("why") else ""
     text = esc(ev.get("text")) if body is None else body
@@ -160,8 +160,15 @@ def evidence_list(claim: Mapping[str, Any], seen: dict[str, int] | None = None,
             holder = next((e for e in evidence if e.get("passage_id") == first), None)
         window = str(decisive.get("text") or "")
         passage = str(holder.get("text") or "") if holder else None
-        items.append(evidence_item(decisive, True, source_of(decisive, evidence),
-                                   window_html(window, passage, values)))
+        seen = {} if seen is None else seen
+        if passage and passage != window and seen.get(passage, k) != k:
+            body = (window_html(window, None, values) + '<span class="muted"> (in the passage '
+                    f"shown in full under claim {seen[passage] + 1})</span>")
+        else:
+            body = window_html(window, passage, values)
+            if passage:
+                seen.setdefault(passage, k)
+        items.append(evidence_item(decisive, True, source_of(decisive, evidence), body))
     seen = {} if seen is None else seen
     for e in evidence:
         if decisive and e.get("passage_id") == key:

@@ -78,6 +78,9 @@ def test_wrong_number_is_caught_by_the_audit(scored):
     height = [c for c in rows["tower-wrong"]["claims"] if "95" in c["text"]][0]
     assert height["audit"]["verdict"] in ("incorrect", "partially_correct")
     assert rows["tower-wrong"]["audit"]["verdict"] in ("incorrect", "partially_correct")
+    # the row names the two numbers the rule compared, for the report to mark
+    assert height["compared"] == {"kind": "number", "claim": "95 metres", "evidence": ["42 metres"]}
+    assert "the claim says '95 metres', the evidence '42 metres'" in height["audit"]["reasons"][0]
 
 
 def test_summary_and_report(scored):
@@ -90,6 +93,10 @@ def test_summary_and_report(scored):
         "correct": 2, "incorrect": 1, "deflection": 1}
     assert s["verdicts"]["claims"] == {"supported": 4, "contradicted": 1, "inconclusive": 0,
                                        "unverifiable": 0}
+    # the answers to read first: the wrong height, its claim and why
+    assert [(w["id"], w["verdict"], w["severity"]) for w in s["worst"]] == [
+        ("tower-wrong", "incorrect", "major")]
+    assert s["worst"][0]["claims"][0]["text"] == "The Lighthouse of Varn is 95 metres tall."
     assert "seconds" not in s  # no wall-clock time: the same run writes the same bytes
     html = (d / "r.html").read_text()
     assert "tower-wrong" in html and "<svg" in html
@@ -282,3 +289,14 @@ def test_rows_do_not_depend_on_the_batch_size(scored, home):
         assert main(["score", str(inp), "-o", str(other), "--corpus", "tiny", "--home", str(home),
                      "--batch-size", b, "--quiet"]) == 0
         assert other.read_bytes() == out.read_bytes(), f"--batch-size {b} changed a row"
+
+
+def test_terminal_summary_names_the_worst_answers(home, tmp_path, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ITEMS[:2]))
+    assert main(["score", str(inp), "-o", str(tmp_path / "o.jsonl"), "--corpus", "tiny",
+                 "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "answers: correct 1 (50%), incorrect 1 (50%)" in out
+    assert ("worst answers (as in --summary and the report):\n    tower-wrong  incorrect, major "
+            "severity: 'The Lighthouse of Varn is 95 metres tall.' (incorrect)") in out
