@@ -77,7 +77,7 @@ def child(inp: str, backend: str, device: str, out: str) -> None:
     times: dict[str, float] = {}
 
     class Timed:  # the same stages, with the time each one takes
-        def __call__(self, batch):
+        def __call__(self, batch, on_stage=None):
             for stage in pipe.stages:
                 t0 = time.perf_counter()
                 batch = stage(batch)

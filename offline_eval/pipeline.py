@@ -8,13 +8,14 @@ field must be assigned by an earlier stage or be provided by the input.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Iterable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 from offline_eval.errors import StageError
 from offline_eval.types import ResponseResult
 
 RECORD_FIELDS = frozenset(f.name for f in fields(ResponseResult))
 Batch = list[ResponseResult]
+StageHook = Callable[[str, int, int], None]
 
 
 @runtime_checkable
@@ -56,8 +57,13 @@ class Pipeline:
                                        f"assigns (available: {sorted(available)})")
             available |= set(stage.assigns)
 
-    def __call__(self, batch: Batch) -> Batch:
-        for stage in self.stages:
+    def __call__(self, batch: Batch, on_stage: "StageHook | None" = None) -> Batch:
+        """Run every stage over ``batch``; ``on_stage(name, i, n)`` is called before
+        stage ``i`` of ``n`` starts, and ``on_stage(name, n, n)`` once the last has ended
+        (``name`` then being that stage's), for progress displays."""
+        for i, stage in enumerate(self.stages):
+            if on_stage is not None:
+                on_stage(stage.name, i, len(self.stages))
             try:
                 out = stage(batch)
             except StageError:
@@ -69,6 +75,8 @@ class Pipeline:
                 raise StageError(stage.name, "must return a list of ResponseResult of the "
                                              "same length as its input")
             batch = out
+        if on_stage is not None and self.stages:
+            on_stage(self.stages[-1].name, len(self.stages), len(self.stages))
         return batch
 
     def run(self, records: Iterable[ResponseResult], batch_size: int = 32) -> Iterator[ResponseResult]:

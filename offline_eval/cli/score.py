@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from contextlib import contextmanager
@@ -62,7 +63,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="skip ids already complete in the output")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an output that already holds scored rows (refused without it)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress and no model-loading lines on stderr")
+    p.add_argument("--progress-every", type=float, default=30.0, metavar="SECONDS",
+                   help="when stderr is not a terminal, a progress line this often (default 30)")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--address", help="Ray cluster address (auto|HOST:PORT); default: a local instance")
     p.add_argument("--actors", type=int, default=1, help="Ray actors per model stage")
@@ -103,10 +107,9 @@ def _run(args: argparse.Namespace) -> int:
 
     from offline_eval.errors import InputError
 
-    if args.quiet:
-        _quiet_model_loading()
-    if args.batch_size <= 0 or args.k <= 0 or args.gamma <= 0:
-        raise InputError("--batch-size, -k and --gamma must be positive")
+    show_progress(not args.quiet)
+    if args.batch_size <= 0 or args.k <= 0 or args.gamma <= 0 or args.progress_every <= 0:
+        raise InputError("--batch-size, -k, --gamma and --progress-every must be positive")
     if args.granularity != "clause" and args.decomposer != "syntactic":
         raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
     if args.resume and args.overwrite:
@@ -146,7 +149,8 @@ def _run(args: argparse.Namespace) -> int:
         pipeline = build_pipeline(specs)  # validated before any model loads
         with _saved_on_interrupt(args, len(items)):
             stats = run_local(items, pipeline, args.output, to_row, resume=args.resume,
-                              batch_size=args.batch_size, progress=False if args.quiet else None)
+                              batch_size=args.batch_size, progress=not args.quiet,
+                              progress_every=args.progress_every)
         out_path = Path(args.output)
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line]
     summary = summarize_run(rows, args.group_by, args.pair_by)  # no wall-clock time: same run, same bytes
@@ -238,8 +242,25 @@ def _check_record(args: argparse.Namespace, opts: object, specs: list, items: li
     return record
 
 
-def _quiet_model_loading() -> None:
-    """--quiet also silences the progress bars transformers shows while loading weights."""
+class _Stderr(logging.Handler):
+    """Writes ``offline-eval: MESSAGE`` to the stderr of the moment (tests swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"offline-eval: {record.getMessage()}", file=sys.stderr, flush=True)
+
+
+_HANDLER = _Stderr(logging.INFO)
+
+
+def show_progress(on: bool) -> None:
+    """The library's INFO lines (one per model loaded) on stderr, or none. transformers'
+    own weight-loading bars are silenced either way: the line says the same."""
+    log = logging.getLogger("offline_eval")
+    if on and _HANDLER not in log.handlers:
+        log.addHandler(_HANDLER)
+        log.setLevel(logging.INFO)
+    elif not on and _HANDLER in log.handlers:
+        log.removeHandler(_HANDLER)
     try:
         from transformers.utils import logging as hf_logging
     except ImportError:  # nothing to silence

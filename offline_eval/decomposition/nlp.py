@@ -33,7 +33,10 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     """
     key = (name, mode)  # one cache key however the arguments are passed
     if key not in _LOADED:
-        _LOADED[key] = _load(name, mode)
+        from offline_eval.progress import loading
+
+        with loading(f"spaCy {name} ({mode})"):
+            _LOADED[key] = _load(name, mode)
     return _LOADED[key]
 
 

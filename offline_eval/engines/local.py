@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 
 from offline_eval.errors import InputError, StageError
 from offline_eval.io.jsonl import dumps
-from offline_eval.pipeline import Pipeline
+from offline_eval.pipeline import Pipeline, StageHook
+from offline_eval.progress import RunProgress
 from offline_eval.types import Item, ResponseResult
 
 RowFn = Callable[[ResponseResult], dict[str, Any]]
@@ -105,27 +106,14 @@ def error_row(item: Item, exc: Exception) -> dict[str, Any]:
     return {"id": item.id, "status": "error", "error": {"stage": stage, "message": str(exc)}}
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.enabled, self.n, self.t0 = total, enabled, 0, time.monotonic()
-
-    def step(self, k: int) -> None:
-        self.n += k
-        if not self.enabled:
-            return
-        dt = max(time.monotonic() - self.t0, 1e-9)
-        rate = self.n / dt
-        eta = (self.total - self.n) / rate if rate > 0 else 0.0
-        sys.stderr.write(f"\r{self.n}/{self.total} responses  {rate:.2f}/s  ETA {eta:.0f}s ")
-        sys.stderr.flush()
-        if self.n >= self.total:
-            sys.stderr.write("\n")
-
-
 def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLike[str],
               to_row: RowFn, *, resume: bool = False, batch_size: int = 32,
-              progress: bool | None = None) -> RunStats:
-    """Score ``items`` into ``output`` (JSONL)."""
+              progress: bool | None = None, progress_every: float = 30.0) -> RunStats:
+    """Score ``items`` into ``output`` (JSONL).
+
+    ``progress``: show it on stderr (:class:`~offline_eval.progress.RunProgress`: a bar on a
+    terminal, a line every ``progress_every`` seconds elsewhere); None shows the bar on a
+    terminal only."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     if resume:
@@ -133,29 +121,41 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     done_ids = complete_ids(out) if resume else set()
     todo = [it for it in items if it.id not in done_ids]
     show = sys.stderr.isatty() if progress is None else progress
-    bar = _Progress(len(todo), show)
+    bar = RunProgress(len(todo), show, every=progress_every)
     t0 = time.monotonic()
     done = failed = 0
     with out.open("a" if resume else "w", encoding="utf-8") as fh:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
-            for row in _run_batch(batch, pipeline, to_row):
+            moved = 0.0
+
+            def on_stage(name: str, i: int, n: int, size: int = len(batch)) -> None:
+                nonlocal moved
+                bar.stage(name)
+                step = size * i / n - moved if i else 0.0   # a stage's share of the batch
+                moved += step
+                bar.advance(step)
+
+            for row in _run_batch(batch, pipeline, to_row, on_stage):
                 fh.write(dumps(row) + "\n")
                 fh.flush()
                 if row["status"] == "ok":
                     done += 1
                 else:
                     failed += 1
-            bar.step(len(batch))
+            bar.advance(len(batch) - moved)
+    bar.close()
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
 
 
-def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn
+def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn,
+              on_stage: StageHook | None = None
               ) -> list[tuple[ResponseResult | None, dict[str, Any]]]:
     """``(result, row)`` for each item of a batch, in order; a batch that fails is retried
-    one item at a time, and a failing item gets ``(None, error row)``."""
+    one item at a time, and a failing item gets ``(None, error row)``. ``on_stage`` sees the
+    whole batch's stages (not the retries')."""
     try:
-        results = pipeline([ResponseResult(item=it) for it in batch])
+        results = pipeline([ResponseResult(item=it) for it in batch], on_stage)
         return [(r, to_row(r)) for r in results]
     except Exception as exc:  # noqa: BLE001
         if len(batch) == 1:
@@ -170,5 +170,6 @@ def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn
     return out
 
 
-def _run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn) -> list[dict[str, Any]]:
-    return [row for _, row in run_batch(batch, pipeline, to_row)]
+def _run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn,
+               on_stage: StageHook | None = None) -> list[dict[str, Any]]:
+    return [row for _, row in run_batch(batch, pipeline, to_row, on_stage)]

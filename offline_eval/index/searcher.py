@@ -213,7 +213,11 @@ def corpus_folder(name_or_path: str | os.PathLike[str],
 def open_corpus(name_or_path: str | os.PathLike[str],
                 home: str | os.PathLike[str] | None = None) -> SearchIndex:
     """Open a corpus by folder path, or by name under the data home."""
-    return SearchIndex.open(corpus_folder(name_or_path, home))
+    from offline_eval.progress import loading
+
+    folder = corpus_folder(name_or_path, home)
+    with loading(f"corpus {Path(folder).name}"):
+        return SearchIndex.open(folder)
 
 
 def search(index: SearchIndex, query: str, k: int = 10, extra: str | None = None,

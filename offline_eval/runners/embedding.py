@@ -291,4 +291,7 @@ def shared_embedder(backend: str | None = None, device: str | None = None,
 
 @lru_cache(maxsize=4)
 def _shared_embedder(backend: str | None, device: str | None, precision: str | None) -> TextEmbedder:
-    return load_embedder(backend=backend, device=device, precision=precision)
+    from offline_eval.progress import loading
+
+    with loading("sentence embedder all-MiniLM-L6-v2"):
+        return load_embedder(backend=backend, device=device, precision=precision)

@@ -121,4 +121,8 @@ def shared_runner(path: str | Path, backend: str | None = None, device: str | No
 
 @lru_cache(maxsize=8)
 def _shared(path: str, backend: str | None, device: str | None, batch_size: int) -> PairClassifier:
-    return load_runner(path, backend, device, batch_size)
+    from offline_eval.progress import loading
+
+    runtime = ", ".join(x for x in (backend, device) if x) or "its default runtime"
+    with loading(f"NLI model {Path(path).name} ({runtime})"):
+        return load_runner(path, backend, device, batch_size)

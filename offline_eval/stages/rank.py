@@ -34,7 +34,10 @@ class Rank:
     @property
     def ranker(self) -> ImportanceRanker:
         if self._ranker is None:
-            self._ranker = ImportanceRanker(self._model_dir, **self._runtime)
+            from offline_eval.progress import loading
+
+            with loading("importance ranker"):
+                self._ranker = ImportanceRanker(self._model_dir, **self._runtime)
         return self._ranker
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:

@@ -300,3 +300,15 @@ def test_terminal_summary_names_the_worst_answers(home, tmp_path, capsys):
     assert "answers: correct 1 (50%), incorrect 1 (50%)" in out
     assert ("worst answers (as in --summary and the report):\n    tower-wrong  incorrect, major "
             "severity: 'The Lighthouse of Varn is 95 metres tall.' (incorrect)") in out
+
+
+def test_quiet_silences_progress_and_loading_lines(home, tmp_path, capsys):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps(ITEMS[0]) + "\n")
+    args = ["score", str(inp), "-o", str(tmp_path / "o.jsonl"), "--corpus", "tiny",
+            "--home", str(home), "--overwrite"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "offline-eval: 1/1 rows (100%)" in err            # a log's last progress line
+    assert main(args + ["--quiet"]) == 0
+    assert "offline-eval:" not in capsys.readouterr().err
