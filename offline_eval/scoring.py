@@ -12,14 +12,12 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-from offline_eval.audit.tally import (CLAIM_VERDICTS, RESPONSE_VERDICTS, verdict_counts,
-                                      worst_responses)
+from offline_eval.audit.tally import (CLAIM_VERDICTS, RESPONSE_VERDICTS, WORST_LISTED,
+                                      verdict_counts, worst_responses)
 from offline_eval.engines.spec import StageSpec
 
 __all__ = ["CLAIM_VERDICTS", "RESPONSE_VERDICTS", "ScoreOptions", "ScoreRun", "score",
            "score_specs", "summarize_run", "verdict_counts", "WORST_LISTED"]
-# How many of the worst answers the run summary lists (the report lists the same ones).
-WORST_LISTED = 10
 
 
 @dataclass(frozen=True)

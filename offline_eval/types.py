@@ -87,6 +87,10 @@ class Compared:
     claim: str
     evidence: tuple[str, ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """The row's ``compared`` field."""
+        return {"kind": self.kind, "claim": self.claim, "evidence": list(self.evidence)}
+
 
 @dataclass(frozen=True)
 class Verdict:

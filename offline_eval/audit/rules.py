@@ -33,6 +33,7 @@ import re
 from typing import Sequence
 
 from offline_eval.audit.quantities import check_numbers as _check_numbers
+from offline_eval.audit.quantities import far_quantity as _far_quantity
 from offline_eval.audit.quantities import number_severity as _number_severity
 from offline_eval.audit.relevance import content_words, relevance
 from offline_eval.audit.timeliness import claim_timeliness
@@ -104,10 +105,15 @@ def audit_claim(claim: Claim, core: bool, date: str | None = None) -> ClaimAudit
         reasons.append("the evidence conflicts")
     elif sev == "far" or (sev == "near" and label == "supported"):
         verdict = "incorrect" if sev == "far" else "partially_correct"
-        check = _check_numbers(claim.text, passage)
-        compared = Compared("number", check.claim_value, check.evidence_values)
-        reasons.append(f"a number is off beyond tolerance: the claim says {check.claim_value!r}, "
-                       f"the evidence {', '.join(repr(v) for v in check.evidence_values)}")
+        # the quantity that decided: the far one when far, else the first mismatch
+        far = _far_quantity(claim.text, [passage]) if sev == "far" else None
+        if far is not None:
+            compared = Compared("number", far[0], tuple(far[1]))
+        else:
+            check = _check_numbers(claim.text, passage)
+            compared = Compared("number", check.claim_value, check.evidence_values)
+        reasons.append(f"a number is off beyond tolerance: the claim says {compared.claim!r}, "
+                       f"the evidence {', '.join(repr(v) for v in compared.evidence)}")
     elif label == "supported" or (sev == "ok" and _coverage(claim.text, passage) >= MIN_COVERAGE
                                   and (label == "unverifiable" or _measured(claim.text))):
         verdict = "correct"

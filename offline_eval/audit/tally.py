@@ -4,8 +4,8 @@ The terminal summary, ``--summary`` and the HTML report's first screen all read 
 functions, so the three agree by construction.
 
 Severity of an answer (:func:`severity`): ``major`` when a non-correct claim is major (a
-core claim, or a number off beyond twice its tolerance), ``minor`` when every non-correct
-claim is minor, else None. The worst answers (:func:`worst_responses`) are those the audit
+core claim, or a number off beyond twice its tolerance), else ``minor`` when one is minor,
+else None. The worst answers (:func:`worst_responses`) are those the audit
 calls incorrect, partially correct or inconclusive, most severe first: by verdict, then
 severity, then how many claims are major and how many are not correct, then id (so the
 order of the rows does not matter).
@@ -20,6 +20,8 @@ CLAIM_VERDICTS: tuple[str, ...] = ("supported", "contradicted", "inconclusive", 
 # The answers an auditor must read, worst first.
 WORST_VERDICTS: tuple[str, ...] = ("incorrect", "partially_correct", "inconclusive")
 SEVERITIES: tuple[str, ...] = ("major", "minor")
+# How many answers the run summary and the report list.
+WORST_LISTED = 10
 
 
 def _d(value: Any) -> Mapping[str, Any]:
@@ -66,9 +68,16 @@ def verdict_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     return {"responses": responses, "claims": claims}
 
 
-def _bad_claims(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The claims whose audit is not correct, in the row's order."""
-    return [c for c in _claims(row) if _d(c.get("audit")).get("verdict") not in (None, "correct")]
+def _strs(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
+def bad_claims(row: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
+    """``(index, claim)`` of the claims whose audit is not correct, the major ones first,
+    each kind in the row's order: the first is the claim the answer is listed for."""
+    bad = [(k, c) for k, c in enumerate(_claims(row))
+           if _d(c.get("audit")).get("verdict") not in (None, "correct")]
+    return sorted(bad, key=lambda kc: _d(kc[1].get("audit")).get("magnitude") != "major")
 
 
 def severity(row: Mapping[str, Any]) -> str | None:
@@ -80,7 +89,7 @@ def severity(row: Mapping[str, Any]) -> str | None:
     >>> severity({"claims": [{"audit": {"verdict": "correct"}}]}) is None
     True
     """
-    mags = [_d(c.get("audit")).get("magnitude") for c in _bad_claims(row)]
+    mags = [_d(c.get("audit")).get("magnitude") for _, c in bad_claims(row)]
     return next((s for s in SEVERITIES if s in mags), None)
 
 
@@ -88,7 +97,7 @@ def severity_key(row: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
     """The sort key of an answer, most severe first; answers outside
     :data:`WORST_VERDICTS` sort after every one inside."""
     v = response_verdict(row)
-    bad = _bad_claims(row)
+    bad = [c for _, c in bad_claims(row)]
     s = severity(row)
     return (WORST_VERDICTS.index(v) if v in WORST_VERDICTS else len(WORST_VERDICTS),
             SEVERITIES.index(s) if s in SEVERITIES else len(SEVERITIES),
@@ -96,9 +105,33 @@ def severity_key(row: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
             str(row.get("id")))
 
 
-def worst_responses(rows: Sequence[Mapping[str, Any]], n: int = 10) -> list[dict[str, Any]]:
+def ranked_worst(rows: Sequence[Mapping[str, Any]], n: int = WORST_LISTED
+                 ) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`worst_responses` with each answer's index in ``rows``."""
+    ranked = sorted(((severity_key(r), i) for i, r in enumerate(rows)
+                     if r.get("status", "ok") == "ok" and response_verdict(r) in WORST_VERDICTS))
+    out = []
+    for _key, i in ranked[:n]:
+        r = rows[i]
+        claims = [{"index": k, "id": c.get("id"), "text": c.get("text"),
+                   "verdict": c.get("verdict"), "audit": _d(c.get("audit")).get("verdict"),
+                   "magnitude": _d(c.get("audit")).get("magnitude"),
+                   "core": bool(_d(c.get("audit")).get("core")),
+                   "reasons": _strs(_d(c.get("audit")).get("reasons"))}
+                  for k, c in bad_claims(r)[:3]]
+        out.append((i, {"id": str(r.get("id")), "verdict": response_verdict(r),
+                        "severity": severity(r),
+                        **({"group": r["group"]} if r.get("group") is not None else {}),
+                        "reasons": _strs(_d(r.get("audit")).get("reasons")),
+                        "claims": claims}))
+    return out
+
+
+def worst_responses(rows: Sequence[Mapping[str, Any]], n: int = WORST_LISTED
+                    ) -> list[dict[str, Any]]:
     """Up to ``n`` answers an auditor should read first (see the module docstring), each
-    with its id, verdict, severity, reasons and its first three non-correct claims.
+    with its id, verdict, severity, reasons and its first three non-correct claims (major
+    first; ``index`` is the claim's place in the row). Rows that failed are left out.
 
     >>> rows = [{"id": "a", "audit": {"verdict": "partially_correct", "reasons": ["x"]},
     ...          "claims": [{"id": "c1", "text": "T", "verdict": "supported",
@@ -109,19 +142,4 @@ def worst_responses(rows: Sequence[Mapping[str, Any]], n: int = 10) -> list[dict
     >>> [(w["id"], w["verdict"], w["severity"]) for w in worst_responses(rows)]
     [('b', 'incorrect', 'major'), ('a', 'partially_correct', 'minor')]
     """
-    ranked = sorted(((severity_key(r), i, r) for i, r in enumerate(rows)
-                     if response_verdict(r) in WORST_VERDICTS), key=lambda t: t[:2])
-    out = []
-    for _key, _i, r in ranked[:n]:
-        claims = [{"id": c.get("id"), "text": c.get("text"), "verdict": c.get("verdict"),
-                   "audit": _d(c.get("audit")).get("verdict"),
-                   "magnitude": _d(c.get("audit")).get("magnitude"),
-                   "core": bool(_d(c.get("audit")).get("core")),
-                   "reasons": list(_d(c.get("audit")).get("reasons") or [])}
-                  for c in _bad_claims(r)[:3]]
-        out.append({"id": str(r.get("id")), "verdict": response_verdict(r),
-                    "severity": severity(r),
-                    **({"group": r["group"]} if r.get("group") is not None else {}),
-                    "reasons": list(_d(r.get("audit")).get("reasons") or []),
-                    "claims": claims})
-    return out
+    return [w for _, w in ranked_worst(rows, n)]

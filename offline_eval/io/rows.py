@@ -6,7 +6,7 @@ from typing import Any, Mapping
 from offline_eval.metrics.report import claim_counts, cumulative_curve
 from offline_eval.metrics.stats import McNemarTest, PairedTest
 from offline_eval.metrics.vital_compat import vital_scores
-from offline_eval.types import AggregateValue, Compared, Coverage, MetricValue, ResponseResult
+from offline_eval.types import AggregateValue, Coverage, MetricValue, ResponseResult
 
 
 def metric_values(metrics: Mapping[str, MetricValue]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -56,12 +56,6 @@ def _evidence_json(ev: Any) -> dict[str, Any] | None:
             "found_by": ev.found_by, "why": ev.why}
 
 
-def compared_json(*found: Compared | None) -> dict[str, Any] | None:
-    """The first values a rule compared (a verdict's, then the audit's), or None."""
-    c = next((f for f in found if f is not None), None)
-    return None if c is None else {"kind": c.kind, "claim": c.claim, "evidence": list(c.evidence)}
-
-
 def coverage_json(cov: Coverage | None) -> dict[str, Any] | None:
     """A comprehensiveness result: method, score, covered facts, missing facts (with importance)."""
     if cov is None:
@@ -102,8 +96,9 @@ def score_row(result: ResponseResult, undecided: str = "exclude",
             "probs": {k: _r(v) for k, v in c.verdict.probs.items()} if c.verdict else {},
             "verdict_reason": c.verdict.reason if c.verdict else None,
             "verdict_rule": c.verdict.rule if c.verdict else None,
-            "compared": compared_json(c.verdict.compared if c.verdict else None,
-                                      a.compared if a else None),
+            # what the verifier's rule compared, else what the audit's number rule did
+            "compared": next((f.to_json() for f in (c.verdict.compared if c.verdict else None,
+                                                    a.compared if a else None) if f), None),
             "judgment": c.judgment,
             "evidence": [_evidence_json(e) for e in c.evidence],
             "decisive_evidence": _evidence_json(c.verdict.evidence) if c.verdict else None,

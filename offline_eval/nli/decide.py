@@ -216,8 +216,6 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> 
 def judged_row(j: Any) -> dict[str, Any]:
     """The fields a verdict adds to an output row (``verify`` and ``score`` share them)."""
     v = j.verdict
-    from offline_eval.io.rows import compared_json
-
     return {"verdict": v.label, "rule": v.rule, "reason": v.reason,
-            "compared": compared_json(v.compared),
+            "compared": v.compared.to_json() if v.compared else None,
             "p_supported": None if j.p_supported is None else round(float(j.p_supported), 6)}

@@ -24,9 +24,6 @@ VERDICTS: tuple[str, ...] = ("supported", "contradicted", "unverifiable", "incon
                              "unsupported")
 AUDIT_VERDICTS: tuple[str, ...] = ("correct", "incorrect", "partially_correct", "inconclusive")
 IMPORTANCES: tuple[str, ...] = ("vital", "okay", "less-important")
-# How bad a claim verdict is, for colouring a sentence that holds several claims.
-SEVERITY: dict[str, int] = {"contradicted": 5, "unsupported": 4, "inconclusive": 3,
-                            "unverifiable": 2, "supported": 1}
 # The one colour language of the page: a claim's final status (its audit verdict, else its
 # NLI verdict in the audit's words), worst first; answers use the same words and colours.
 STATUSES: tuple[str, ...] = ("incorrect", "partially_correct", "inconclusive", "unverifiable",
@@ -104,6 +101,21 @@ def css_token(value: Any) -> str:
 def label(value: Any) -> str:
     """A human label: ``partially_correct`` -> ``partially correct``."""
     return "–" if value is None or value == "" else str(value).replace("_", " ")
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities (which JSON cannot hold) as None.
+
+    >>> json_safe({"a": [1.0, float("nan")]})
+    {'a': [1.0, None]}
+    """
+    if isinstance(value, float):
+        return as_float(value)
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def nli_status(claim: Any) -> str | None:

@@ -88,7 +88,7 @@ def source_of(ev: Mapping[str, Any], evidence: list[dict[str, Any]]) -> str:
 def _mark_values(text: str, values: list[str]) -> str:
     """``text`` escaped, each occurrence of a compared value in ``<mark class=cmp>``."""
     spans: list[tuple[int, int]] = []
-    for v in sorted({v for v in values if v}, key=len, reverse=True):
+    for v in sorted({v for v in values if v}, key=lambda v: (-len(v), v)):  # longest first
         start = text.find(v)
         while start >= 0:
             if not any(a < start + len(v) and start < b for a, b in spans):
@@ -166,7 +166,7 @@ def evidence_list(claim: Mapping[str, Any], seen: dict[str, int] | None = None,
                     f"shown in full under claim {seen[passage] + 1})</span>")
         else:
             body = window_html(window, passage, values)
-            if passage:
+            if passage and window and window in passage:   # the passage was shown in full
                 seen.setdefault(passage, k)
         items.append(evidence_item(decisive, True, source_of(decisive, evidence), body))
     seen = {} if seen is None else seen

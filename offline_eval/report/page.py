@@ -79,9 +79,9 @@ def _select(ident: str, label_: str, options: Sequence[tuple[str, str]]) -> str:
 def _toolbar(groups: Sequence[str], metrics: Sequence[str]) -> str:
     """Sort and filter controls (their state lives in the URL fragment) and the export."""
     parts = [_select("filter", "answer", _FILTERS), _select("claim", "with", _CLAIM_FILTERS)]
-    if len(groups) > 1 or groups[:1] != ["all"]:
-        parts.append(_select("group", "group", [("all", "every group")]
-                             + [(g, g) for g in groups]))
+    if len(groups) > 1 or groups[:1] != ["all"]:   # "all" is the rows without a group
+        parts.append(_select("group", "group", [("", "every group")]
+                             + [(g, "(no group)" if g == "all" else g) for g in groups]))
     parts.append(_select("sort", "sort", _SORTS))
     if metrics:
         parts.append(_select("metric", "metric", [(m, label(m)) for m in metrics]))

@@ -17,7 +17,7 @@ import json
 import zlib
 
 from offline_eval.audit.tally import severity
-from offline_eval.report._fmt import as_dict, as_list, claim_status, esc, fmt_num, label
+from offline_eval.report._fmt import as_dict, as_list, claim_status, esc, fmt_num, json_safe, label
 from offline_eval.report.claims import chip, claim_item, normalize_claim
 from offline_eval.report.highlight import highlight_response
 from offline_eval.report.triage import claim_record, row_verdict
@@ -153,8 +153,8 @@ def packed_body(html: str, claims: list[dict[str, Any]]) -> str:
     >>> json.loads(zlib.decompress(base64.b64decode(packed_body("<p>x</p>", []))))["html"]
     '<p>x</p>'
     """
-    data = json.dumps({"html": html, "claims": [claim_record(c) for c in claims]},
-                      ensure_ascii=False, separators=(",", ":"), default=str)
+    data = json.dumps(json_safe({"html": html, "claims": [claim_record(c) for c in claims]}),
+                      ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
     return base64.b64encode(zlib.compress(data.encode("utf-8"), 9)).decode("ascii")
 
 
@@ -187,18 +187,15 @@ def response_section(row: Mapping[str, Any], n: int) -> str:
         parts.append(f'<ul class="reasons">{reasons}</ul>')
     if status == "ok":
         parts.append(_row_metrics(row))
-        if claims:
-            body = claims_block(claims, anchor)
-        elif row.get("deflection") or audit.get("deflection"):
-            parts.append('<p class="muted">The response deflects; no claims were checked.</p>')
-        elif _empty(row):
-            parts.append('<p class="muted">The answer is empty.</p>')
-        else:
-            parts.append('<p class="muted">No checkable claims.</p>')
-        body = (body if claims else "") + _nuggets(row) + _all_metrics(row)
+        if not claims:
+            parts.append('<p class="muted">' + (
+                "The response deflects; no claims were checked." if row.get("deflection")
+                or audit.get("deflection") else "The answer is empty." if _empty(row)
+                else "No checkable claims.") + "</p>")
+        body = (claims_block(claims, anchor) if claims else "") + _nuggets(row) + _all_metrics(row)
         if body:
             parts.append(f'<details class="body" data-z="{packed_body(body, claims)}"><summary>'
                          f"{esc(_body_summary(claims))}</summary></details>")
     return (f'<section class="resp" id="{anchor}" data-i="{n}" data-status="{status}" '
-            f'data-verdict="{verdict}" data-group="{esc(row.get("group") or "")}">'
+            f'data-verdict="{verdict}">'
             f'{"".join(parts)}</section>')

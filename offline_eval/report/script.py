@@ -2,7 +2,8 @@
 
 It reads the page's ``view-data`` JSON (:func:`offline_eval.report.triage.view_records`),
 never the network. The view lives in the URL fragment, e.g.
-``#verdict=incorrect&group=wrong&claim=contradicted&sort=metric-asc&metric=vital_precision&max=0.5&q=paris&open=r3-c0``,
+``#verdict=incorrect&group=wrong&claim=contradicted&sort=metric-asc&metric=vital_precision&max=0.5&q=paris&open=r3-c0``
+(each key and value URI-encoded),
 so a link reproduces it; a plain ``#r3-c0`` still opens that claim. Export writes the
 shown answers, in the shown order, as CSV (one line per claim) or JSON, through a ``blob:``
 download made in the page; ``offlineEvalExport("csv" | "json")`` returns (a promise of) the
@@ -26,19 +27,21 @@ JS = r"""
   var $ = function (id) { return document.getElementById(id); };
   var controls = {verdict: $("filter"), claim: $("claim"), group: $("group"),
                   sort: $("sort"), metric: $("metric"), max: $("max"), q: $("search")};
-  var defaults = {verdict: "all", claim: "any", group: "all", sort: "severity",
+  var defaults = {verdict: "all", claim: "any", group: "", sort: "severity",
                   metric: controls.metric ? controls.metric.options[0].value : "",
                   max: "", q: ""};
   var state = {}, openId = "";
 
   function reset() { Object.keys(defaults).forEach(function (k) { state[k] = defaults[k]; }); }
+  function decode(s) { try { return decodeURIComponent(s); } catch (err) { return s; } }
   function readHash() {
-    var h = decodeURIComponent(location.hash.slice(1));
+    var h = location.hash.slice(1);
     reset(); openId = "";
-    if (h.indexOf("=") === -1) { openId = h; return; }
-    h.split("&").forEach(function (part) {
-      var eq = part.indexOf("="), k = part.slice(0, eq), v = part.slice(eq + 1);
-      if (k === "open") { openId = v; } else if (k in defaults) { state[k] = v; }
+    if (h.indexOf("=") === -1) { openId = decode(h); return; }
+    h.split("&").forEach(function (part) {   // split first: a value may hold an encoded "&"
+      var eq = part.indexOf("="), k = decode(part.slice(0, eq)), v = decode(part.slice(eq + 1));
+      if (k === "open") { openId = v; }
+      else if (Object.prototype.hasOwnProperty.call(defaults, k)) { state[k] = v; }
     });
   }
   function writeHash() {
@@ -72,7 +75,7 @@ JS = r"""
     if (!r) { return true; }
     if (state.verdict !== "all" && r.verdict !== state.verdict) { return false; }
     if (state.claim !== "any" && r.claim_verdicts.indexOf(state.claim) === -1) { return false; }
-    if (state.group !== "all" && String(r.group === null ? "all" : r.group) !== state.group) { return false; }
+    if (state.group !== "" && r.g !== state.group) { return false; }
     if (state.max !== "") {
       var m = metricOf(r), lim = parseFloat(state.max);
       if (m === null || (!isNaN(lim) && m > lim)) { return false; }
@@ -91,7 +94,10 @@ JS = r"""
     }
     return ra.sev - rb.sev;
   }
-  function shownSections() { return sections.filter(function (s) { return !s.classList.contains("hidden"); }); }
+  function shownSections() {   // in the order shown
+    return Array.prototype.filter.call(box ? box.children : sections,
+      function (s) { return s.classList.contains("resp") && !s.classList.contains("hidden"); });
+  }
   function apply() {
     var shown = 0, order = sections.slice().sort(compare);
     var moved = box && order.some(function (s, n) { return box.children[n] !== s; });
@@ -111,10 +117,14 @@ JS = r"""
       var bin = atob(d.getAttribute("data-z")), bytes = new Uint8Array(bin.length);
       for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      d._ready = new Response(stream).text().then(function (t) {
-        var o = JSON.parse(t), div = document.createElement("div");
+      d._ready = new Response(stream).text().then(JSON.parse).then(function (o) {
+        var div = document.createElement("div");
         div.className = "zbody"; div.innerHTML = o.html; d.appendChild(div);
         d._claims = o.claims; return d;
+      }, function (err) {   // a damaged card says so; the rest of the page goes on
+        var p = document.createElement("p");
+        p.className = "error-box"; p.textContent = "This card could not be unpacked: " + err;
+        d.appendChild(p); d._claims = []; return d;
       });
     }
     return d._ready;
@@ -128,16 +138,17 @@ JS = r"""
     var d = e.target;
     if (d.matches && d.matches("details.body[data-z]") && d.open) { inflate(d); }
   }, true);
+  var revealing = 0;
   function reveal(id, scroll) {
     var sec = id ? document.getElementById(id.split("-")[0]) : null;
     if (!sec || !sec.classList.contains("resp")) { sec = null; }
-    if (sec && sec.classList.contains("hidden")) {
-      var sort = state.sort; reset(); state.sort = sort; toControls(); apply();
+    if (sec && sec.classList.contains("hidden")) {   // show it: the filters give way
+      var sort = state.sort; reset(); state.sort = sort; toControls(); apply(); writeHash();
     }
-    var b = bodyOf(sec);
+    var b = bodyOf(sec), token = ++revealing;
     return (b && id !== sec.id ? inflate(b) : Promise.resolve()).then(function () {
       var el = document.getElementById(id);
-      if (!el) { return; }
+      if (!el || token !== revealing) { return; }   // a later click won
       for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") { p.open = true; } }
       if (scroll !== false) { el.scrollIntoView({block: "start"}); }
     });
@@ -149,10 +160,12 @@ JS = r"""
     var c = controls[k];
     if (c) { c.addEventListener(c.tagName === "INPUT" ? "input" : "change", update); }
   });
-  function setAll(open) {
-    var bodies = open ? shownSections().map(bodyOf).filter(Boolean).map(inflate) : [];
-    return Promise.all(bodies).then(function () {
-      document.querySelectorAll("section.resp details").forEach(function (d) { d.open = open; });
+  function setAll(open) {   // the cards shown only: hidden ones stay packed
+    var shown = shownSections();
+    return Promise.all(open ? shown.map(bodyOf).filter(Boolean).map(inflate) : []).then(function () {
+      shown.forEach(function (s) {
+        s.querySelectorAll("details").forEach(function (d) { d.open = open; });
+      });
     });
   }
   var ex = $("expand"), co = $("collapse");
@@ -178,10 +191,11 @@ JS = r"""
     if (v === null || v === undefined) { return ""; }
     if (typeof v === "number" || typeof v === "boolean") { return String(v); }
     var s = Array.isArray(v) ? v.join("; ") : typeof v === "object" ? JSON.stringify(v) : String(v);
-    if (/^[=+\-@\t\r]/.test(s)) { s = "'" + s; }   // never a formula in a spreadsheet
+    // never a formula in a spreadsheet (a number such as "-1" stays a number)
+    if (/^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)) { s = "'" + s; }
     return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
   }
-  var COLS = ["answer_id", "group", "answer_verdict", "severity", "query", "answer_reasons",
+  var COLS = ["answer_id", "group", "answer_verdict", "severity", "query", "answer_reasons", "error",
               "claim_id", "claim", "sentence", "claim_status", "nli_verdict", "importance",
               "rule", "verdict_reason", "audit_reasons", "magnitude", "core", "timeliness",
               "compared", "evidence_document", "evidence_passage", "evidence_url"];
@@ -202,7 +216,7 @@ JS = r"""
         function (o) { return o.value; }) : [];
       var lines = [COLS.concat(metrics).map(cell).join(",")];
       recs.forEach(function (r) {
-        var head = [r.id, r.group, r.verdict, r.severity, r.query, r.reasons];
+        var head = [r.id, r.group, r.verdict, r.severity, r.query, r.reasons, r.error];
         var tail = metrics.map(function (m) { return r.metrics[m]; });
         (r.claims.length ? r.claims : [null]).forEach(function (c) {
           var mid = CLAIM_KEYS.map(function (k) { return c ? c[k] : null; });

@@ -20,16 +20,16 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from offline_eval.audit.tally import (RESPONSE_VERDICTS, response_verdict, severity,
-                                      severity_key, verdict_counts, worst_responses)
+from offline_eval.audit.tally import (RESPONSE_VERDICTS, WORST_LISTED, ranked_worst,
+                                      response_verdict, severity, severity_key, verdict_counts)
 from offline_eval.metrics.report import METRIC_MEANINGS
 from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, css_token, esc,
-                                      fmt_ci, fmt_num, label, nli_status)
+                                      fmt_ci, fmt_num, json_safe, label, nli_status)
+from offline_eval.report.plots import row_group
 
 # The metrics the first screen shows, the first four that the run defines.
 KEY_METRICS: tuple[str, ...] = ("factscore_precision", "vital_precision", "vital_recall",
                                 "weighted_f1", "weighted_precision", "linear_decay_precision")
-WORST_SHOWN = 10
 
 
 def _ok(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -62,26 +62,13 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> str:
             f'{"".join(tiles)}</div>')
 
 
-def first_bad_claim(row: Mapping[str, Any]) -> int | None:
-    """Index of the row's worst claim: a major non-correct one first, else the first
-    non-correct one."""
-    claims = [as_dict(c) for c in as_list(row.get("claims"))]
-    bad = [k for k, c in enumerate(claims) if claim_status(c) not in ("correct", None)]
-    major = [k for k in bad if as_dict(claims[k].get("audit")).get("magnitude") == "major"]
-    return (major or bad or [None])[0]
-
-
-def worst_list(rows: Sequence[Mapping[str, Any]], n: int = WORST_SHOWN) -> str:
-    """The worst answers, most severe first, each linking to its worst claim's evidence."""
-    anchors: dict[str, int] = {}
-    for i, r in enumerate(rows):
-        anchors.setdefault(str(r.get("id")), i)
+def worst_list(rows: Sequence[Mapping[str, Any]], n: int = WORST_LISTED) -> str:
+    """The worst answers, most severe first, each linking to the claim it is listed for
+    (its first major non-correct claim, else its first non-correct one)."""
     items = []
-    for w in worst_responses(_ok(rows), n):
-        i = anchors[w["id"]]
-        k = first_bad_claim(rows[i])
-        target = f"r{i}" if k is None else f"r{i}-c{k}"
+    for i, w in ranked_worst(rows, n):
         claim = next(iter(w["claims"]), None)
+        target = f"r{i}" if claim is None else f"r{i}-c{claim['index']}"
         what = (f'<span class="wclaim">{esc(claim["text"])}</span>'
                 f'<span class="wwhy">{esc("; ".join(claim["reasons"]) or label(claim["audit"]))}'
                 "</span>") if claim else f'<span class="wwhy">{esc("; ".join(w["reasons"]))}</span>'
@@ -120,7 +107,7 @@ def claim_record(c: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": c.get("id"), "text": c.get("text"), "sentence": c.get("sentence"),
             "importance": c.get("importance"), "verdict": c.get("verdict"),
             "status": claim_status(c), "rule": c.get("verdict_rule"),
-            "reason": c.get("verdict_reason"), "audit_reasons": as_list(a.get("reasons")),
+            "reason": c.get("verdict_reason"), "audit_reasons": [str(x) for x in as_list(a.get("reasons"))],
             "magnitude": a.get("magnitude"), "core": a.get("core"),
             "timeliness": a.get("timeliness"), "compared": c.get("compared"),
             "evidence_passage": ev.get("passage_id"), "evidence_doc": ev.get("title")
@@ -138,10 +125,10 @@ def view_records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for i, r in enumerate(rows):
         claims = [as_dict(c) for c in as_list(r.get("claims"))]
         metrics = {k: v for k, v in as_dict(r.get("metrics")).items() if as_float(v) is not None}
-        out.append({"i": i, "id": r.get("id"), "group": r.get("group"),
+        out.append({"i": i, "id": r.get("id"), "group": r.get("group"), "g": row_group(r),
                     "verdict": row_verdict(r), "severity": severity(r) if r.get("status") !=
                     "error" else None, "sev": rank[i], "query": r.get("query"),
-                    "reasons": as_list(as_dict(r.get("audit")).get("reasons")),
+                    "reasons": [str(x) for x in as_list(as_dict(r.get("audit")).get("reasons"))],
                     "error": as_dict(r.get("error")).get("message"),
                     "claim_verdicts": sorted({str(c.get("verdict")) for c in claims
                                               if c.get("verdict")}
@@ -157,20 +144,9 @@ def _overridden(c: Mapping[str, Any]) -> bool:
             or (bool(as_dict(c.get("audit"))) and claim_status(c) != nli_status(c)))
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities (which JSON cannot hold) as None."""
-    if isinstance(value, float):
-        return as_float(value)
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 def view_data(records: Sequence[Mapping[str, Any]]) -> str:
     """:func:`view_records` as JSON safe inside ``<script type="application/json">``."""
-    text = json.dumps(_finite(list(records)), ensure_ascii=False, separators=(",", ":"),
+    text = json.dumps(json_safe(list(records)), ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False, default=str)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

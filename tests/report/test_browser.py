@@ -290,3 +290,35 @@ def test_export_of_the_current_view(driver, tmp_path):
     assert [(t["answer_id"], t["claim"]) for t in inert][0] == ("'=SUM(1,2)", "'@risk")
     assert _severe(driver) == []
     assert all(u.startswith(("file:", "data:", "about:", "blob:")) for u in _requested_urls(driver))
+
+
+def test_fragment_values_groups_and_export_order(driver, tmp_path):
+    """An encoded "&" or a stray "%" in the fragment, groups that are not strings, and the
+    export following the order shown."""
+    import copy
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    rows = sample_rows(grouped=False)
+    odd = copy.deepcopy(rows[0])
+    odd.update(id="at&t", group=True)
+    num = copy.deepcopy(rows[1])
+    num.update(id="one", group=1.0)
+    rows, path = _render(tmp_path, rows + [odd, num])
+    driver.get(path.as_uri() + "#q=" + "at%26t")
+    assert driver.find_element(By.ID, "search").get_attribute("value") == "at&t"
+    assert _visible_ids(driver) == ["at&t"]
+    driver.get(path.as_uri() + "#q=100%")                  # malformed: read as typed
+    assert driver.find_element(By.ID, "shown").text.endswith("shown")
+    driver.get(path.as_uri())
+    Select(driver.find_element(By.ID, "group")).select_by_value("True")
+    assert _visible_ids(driver) == ["at&t"]
+    Select(driver.find_element(By.ID, "group")).select_by_value("1.0")
+    assert _visible_ids(driver) == ["one"]
+    Select(driver.find_element(By.ID, "group")).select_by_value("all")   # (no group)
+    assert "at&t" not in _visible_ids(driver) and len(_visible_ids(driver)) == len(rows) - 2
+    driver.get(path.as_uri() + "#sort=id")
+    exported = [r["id"] for r in json.loads(_export(driver, "json"))]
+    assert exported == _visible_ids(driver) == sorted(exported)
+    assert _severe(driver) == []

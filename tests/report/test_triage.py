@@ -167,3 +167,64 @@ def test_summary_lists_the_same_worst_answers():
     assert summary["verdicts"] == verdict_counts(ok)
     # the order of the rows does not change the list
     assert summarize_run(list(reversed(rows)), group_by="group")["worst"] == summary["worst"]
+
+
+def _claim(cid, verdict, audit=None, **extra):
+    return {"id": cid, "text": f"claim {cid}", "sentence_index": 0, "verdict": verdict,
+            **({"audit": audit} if audit else {}), **extra}
+
+
+def test_worst_answer_links_to_the_claim_it_shows():
+    row = {"id": "a", "status": "ok", "response": "x", "audit": {"verdict": "incorrect"},
+           "claims": [_claim("c0", "supported", {"verdict": "partially_correct",
+                                                 "magnitude": "minor"}),
+                      _claim("c1", "contradicted", {"verdict": "incorrect",
+                                                    "magnitude": "major", "core": True})]}
+    dup = {"id": "a", "status": "error", "error": {"stage": "verify", "message": "boom"}}
+    page = page_of([dup, row], {})                    # the same id failed once before
+    item = re.search(r'<ol class="worst".*?</ol>', page).group(0)
+    assert 'href="#open=r1-c1"' in item and "claim c1" in item and "claim c0" not in item
+
+
+def test_a_passage_not_shown_is_never_referred_to():
+    ev = {"passage_id": "p1", "title": "Doc", "text": "Alpha beta gamma."}
+    claims = [_claim("c0", "supported", evidence=[ev],
+                     decisive_evidence={"passage_id": "p1", "text": "Something else."}),
+              _claim("c1", "supported", evidence=[ev],
+                     decisive_evidence={"passage_id": "p1", "text": "Alpha beta gamma."})]
+    page = page_of([{"id": "a", "status": "ok", "response": "x", "claims": claims}], {})
+    assert "shown in full under claim 1" not in page and "the same text as under" not in page
+    assert page.count("Alpha beta gamma.") >= 1
+
+
+def test_packed_body_holds_no_nan():
+    import base64
+    import zlib
+
+    from offline_eval.report.response import packed_body
+
+    claim = _claim("c0", "supported", importance_score=float("nan"),
+                   compared={"kind": "number", "claim": "1", "evidence": [float("inf")]})
+    text = zlib.decompress(base64.b64decode(packed_body("<p>x</p>", [claim]))).decode()
+    assert "NaN" not in text and "Infinity" not in text and json.loads(text)["claims"]
+
+
+def test_overlapping_marks_do_not_depend_on_the_hash_seed():
+    from offline_eval.report.claims import window_html
+
+    a = window_html("It is 1,000 m or 000 m.", None, ["1,000", "000 m"])
+    b = window_html("It is 1,000 m or 000 m.", None, ["000 m", "1,000"])
+    assert a == b and a.count('<mark class="cmp">') == 2
+
+
+def test_the_number_rule_names_the_quantity_that_decided():
+    from offline_eval.audit.rules import audit_claim
+    from offline_eval.types import Claim, Evidence, Verdict
+
+    passage = "The hotel cost 100 million dollars and has 3,000 rooms."
+    claim = Claim("c1", "The hotel cost 108 million dollars and has 9,000 rooms.") \
+        .with_verdict(Verdict("supported", evidence=Evidence("p", passage)))
+    audit = audit_claim(claim, True)
+    assert audit.verdict == "incorrect"
+    assert (audit.compared.claim, audit.compared.evidence) == ("9,000", ("3,000",))
+    assert "'9,000'" in audit.reasons[0] and "'3,000'" in audit.reasons[0]
