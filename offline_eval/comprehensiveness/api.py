@@ -21,12 +21,29 @@ def load_entailer(model: str | None = None, backend: str | None = None,
     return entailer_from_runner(shared_runner(resolve_model(model), backend, device, batch_size))
 
 
+class SentenceFacts:
+    """``(query, sentence) -> facts`` from a claim decomposer, each sentence decomposed on
+    its own; :meth:`many` decomposes a list of sentences in one batch (one spaCy stream for
+    all of them), with the same facts as one call per sentence."""
+
+    def __init__(self, decomposer: Any) -> None:
+        self.decomposer = decomposer
+
+    def __call__(self, query: str, sentence: str) -> list[str]:
+        return self.many(query, [sentence])[0]
+
+    def many(self, query: str, sentences: Sequence[str]) -> list[list[str]]:
+        from offline_eval.decomposition.base import Request
+
+        reqs = [Request(query, (s,), (0,)) for s in sentences]
+        return [list(r[0].claims) for r in self.decomposer.decompose_batch(reqs)]
+
+
 def load_decomposer(name: str = "syntactic") -> Decompose:
-    """``(query, sentence) -> facts`` from a claim decomposer."""
+    """``(query, sentence) -> facts`` from a claim decomposer (a :class:`SentenceFacts`)."""
     from offline_eval.decomposition.base import get_decomposer
 
-    d = get_decomposer(name)
-    return lambda query, sentence: list(d.decompose(query, [sentence], [0])[0].claims)
+    return SentenceFacts(get_decomposer(name))
 
 
 def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:

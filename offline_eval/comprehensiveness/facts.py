@@ -198,12 +198,15 @@ def extract_facts(query: str, sources: Sequence[tuple[str, str]],
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     pool: list[tuple[str, str, str]] = []  # source id, fact, importance
-    for sid, text in sources:
-        for sent in sentences(text):
-            for fact in (decompose(query, sent) if decompose else [sent]):
-                imp = _importance(query, fact)
-                if imp is not None:
-                    pool.append((sid, fact, imp))
+    units = [(sid, sent) for sid, text in sources for sent in sentences(text)]
+    many = getattr(decompose, "many", None)   # one batch for every sentence, when it can
+    split = (many(query, [s for _, s in units]) if many is not None else
+             [decompose(query, s) for _, s in units] if decompose else [[s] for _, s in units])
+    for (sid, _), found in zip(units, split):
+        for fact in found:
+            imp = _importance(query, fact)
+            if imp is not None:
+                pool.append((sid, fact, imp))
     out: list[SourceFact] = []
     if facts == "all":
         for sid, fact, imp in pool:

@@ -94,15 +94,26 @@ class EmbeddingJob:
     def __init__(self, embedder: "TextEmbedder", texts: Sequence[str]) -> None:
         import threading
         self._embedder = embedder
-        self._encoded = embedder.encode([str(t) for t in texts])
-        ids = self._encoded["input_ids"]
-        lengths = [len(x) for x in ids]
+        texts = [str(t) for t in texts]
         self._fixed = int(getattr(embedder, "fixed_batch", 0))  # duck-typed embedders: padded
+        # a fixed-batch vector is a function of its text alone: the embedder's cache holds
+        # the texts it has embedded, so a text met again (the nugget builder embeds its
+        # facts to merge them, the ranker embeds them again) costs nothing
+        cache = getattr(embedder, "_vectors", None) if self._fixed else None
+        self.vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+        self._keys = [f"{self._fixed}\x00{t}" for t in texts]   # a batch shape's vectors
+        hit = [cache.get(k) if cache is not None else None for k in self._keys]
+        for i, v in enumerate(hit):
+            if v is not None:
+                self.vectors[i] = v
+        self._rows = [i for i, v in enumerate(hit) if v is None]   # what is embedded here
+        self._cache = cache
+        self._encoded = embedder.encode([texts[i] for i in self._rows])
+        lengths = [len(x) for x in self._encoded["input_ids"]]
         self.batches = (fixed_batches(lengths, self._fixed) if self._fixed
                         else batches_by_length(lengths, embedder.batch_size))
         self._todo = iter(self.batches)
         self._lock = threading.Lock()
-        self.vectors = np.zeros((len(ids), embedder.dim), dtype=np.float32)
 
     def work(self) -> None:
         """Embed batches until none is left (call from as many threads as wanted)."""
@@ -117,7 +128,44 @@ class EmbeddingJob:
                 vecs = self._embedder.embed_encoded(self._encoded, idx, width)
             else:
                 vecs = self._embedder.embed_encoded(self._encoded, idx)
-            self.vectors[rows] = vecs[:len(rows)]
+            out = [self._rows[r] for r in rows]
+            self.vectors[out] = vecs[:len(rows)]
+            if self._cache is not None:
+                for i in out:
+                    self._cache.put(self._keys[i], self.vectors[i].copy())
+
+
+class VectorCache:
+    """The last :attr:`SIZE` texts' vectors (least recently used dropped first; 15 MB at
+    384 float32 dimensions); safe to share between threads.
+
+    >>> c = VectorCache(); c.put("a", np.ones(2)); c.get("a").tolist(), c.get("b")
+    ([1.0, 1.0], None)
+    """
+
+    SIZE = 10_000   # 0 turns it off
+
+    def __init__(self) -> None:
+        import threading
+        from collections import OrderedDict
+        self._d: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> np.ndarray | None:
+        if self.SIZE <= 0:   # off
+            return None
+        with self._lock:
+            v = self._d.get(key)
+            if v is not None:
+                self._d.move_to_end(key)
+            return v
+
+    def put(self, key: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._d[key] = vector
+            self._d.move_to_end(key)
+            while len(self._d) > self.SIZE:
+                self._d.popitem(last=False)
 
 
 class TextEmbedder:
@@ -137,6 +185,7 @@ class TextEmbedder:
     def __init__(self, batch_size: int = 64, max_length: int = 256) -> None:
         self.batch_size, self.max_length = max(1, int(batch_size)), int(max_length)
         self._tokenizer: Any = None
+        self._vectors = VectorCache()
 
     @property
     def dim(self) -> int:  # pragma: no cover - overridden

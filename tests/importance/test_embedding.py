@@ -218,9 +218,10 @@ def test_batches_pad_as_the_tokenizer_does_and_follow_token_counts(tiny_model):
     assert np.allclose(job.vectors, runner.predict(texts), atol=1e-6)
 
 
-def test_fixed_batches_make_a_vector_independent_of_its_batch_mates(tiny_model):
-    from offline_eval.runners.embedding import FIXED_TOKENS, bucket
+def test_fixed_batches_make_a_vector_independent_of_its_batch_mates(tiny_model, monkeypatch):
+    from offline_eval.runners.embedding import FIXED_TOKENS, VectorCache, bucket
 
+    monkeypatch.setattr(VectorCache, "SIZE", 0)   # every call embeds: nothing is remembered
     runner = EmbeddingRunner(tiny_model, batch_size=3)
     assert runner.fixed_batch == 16  # the default
     texts = ["paris", "xx yy zz", ".", "the capital of france", "qqqqqqqqqqqqqq"] * 3
@@ -233,3 +234,18 @@ def test_fixed_batches_make_a_vector_independent_of_its_batch_mates(tiny_model):
     alone = np.concatenate([runner.predict([t]) for t in texts])
     assert np.array_equal(runner.predict(texts), alone)  # bit for bit
     assert np.array_equal(runner.predict(texts[3:7]), alone[3:7])
+
+
+def test_a_text_met_again_is_not_embedded_again(tiny_model):
+    runner = EmbeddingRunner(tiny_model, batch_size=3)
+    calls = []
+    real = runner._embed
+    runner._embed = lambda feeds: (calls.append(len(feeds["input_ids"])), real(feeds))[1]
+    texts = ["paris", "xx yy zz", "the capital of france"]
+    first = runner.predict(texts)
+    n = len(calls)
+    again = runner.predict(["the capital of france", "new text", "paris"])
+    assert np.array_equal(again[[0, 2]], first[[2, 0]])           # the same bits from memory
+    assert len(calls) == n + 1                                    # only "new text" embedded
+    fresh = EmbeddingRunner(tiny_model, batch_size=3).predict(["new text"])
+    assert np.array_equal(again[1], fresh[0])
