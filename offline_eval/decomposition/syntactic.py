@@ -13,6 +13,7 @@ further, FActScore-style (:mod:`~offline_eval.decomposition.atomic`).
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Any, Iterator, Sequence
 
 from offline_eval.decomposition import atomic
@@ -24,6 +25,9 @@ from offline_eval.decomposition.tokens import render, tidy
 
 MAX_CLAIMS = 12
 TOPIC_CACHE = 4096
+#: parses kept in memory (about 20 KB each), shared by the syntactic decomposers of a process
+PARSES = 4096
+_PARSED: "OrderedDict[tuple[str, str], Any]" = OrderedDict()
 _INTRO_LEAD = re.compile(r"^\W*(?:(?:sure|certainly|of course|okay|ok)\W+)?(?:here\s+(?:is|are)|"
                          r"below\s+(?:is|are)|the\s+following\s+(?:is|are)|these\s+are)\s+"
                          r"(?:a\s+list\s+of\s+|some\s+(?:of\s+the\s+)?|a\s+few\s+|the\s+)?",
@@ -76,9 +80,26 @@ class SyntacticDecomposer:
         Each distinct query is parsed once (and its topic cached across calls: many
         responses often answer the same question)."""
         topics = self._topics({r.query for r in requests if r.query.strip()})
-        texts = (_drop_label(t) for r in requests for t in r.sentences[:_context_end(r)])
-        docs = iter(self.nlp.pipe(texts, batch_size=256))
+        texts = [_drop_label(t) for r in requests for t in r.sentences[:_context_end(r)]]
+        docs = iter(self.parsed(texts))
         return [self._one(req, docs, topics.get(req.query)) for req in requests]
+
+    def parsed(self, texts: Sequence[str]) -> list[Any]:
+        """The parse of each text, a text parsed before (by any syntactic decomposer of
+        this process, in its last :data:`PARSES` distinct texts) taken from memory. A
+        parse does not depend on the other texts of a call, so this changes no claim; in
+        RAG mode the nuggets and comprehensiveness stages read the same reference
+        sentences, and the second reads them from here."""
+        key = self.spacy_model
+        todo = [t for t in dict.fromkeys(texts) if (key, t) not in _PARSED]
+        for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=256)):
+            _PARSED[(key, t)] = doc
+        out = [_PARSED[(key, t)] for t in texts]
+        for t in dict.fromkeys(texts):            # most recently used last
+            _PARSED.move_to_end((key, t))
+        while len(_PARSED) > PARSES:
+            _PARSED.popitem(last=False)
+        return out
 
     def _topics(self, queries: set[str]) -> dict[str, Mention | None]:
         found = {q: self._topic_cache[q] for q in queries if q in self._topic_cache}
