@@ -53,6 +53,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         f"{DEFAULT_LIMITS.response_chars:,})")
     p.add_argument("--max-reference-chars", type=int, default=DEFAULT_LIMITS.reference_chars,
                    help=f"refuse a longer reference (default {DEFAULT_LIMITS.reference_chars:,})")
+    p.add_argument("--max-references-chars", type=int, default=DEFAULT_LIMITS.references_chars,
+                   help="read at most this many characters of a row's references, the parts "
+                        "most relevant to its query and answer, with a warning (default "
+                        f"{DEFAULT_LIMITS.references_chars:,})")
     p.add_argument("--truncate", action="store_true",
                    help="cut a response or reference over its limit, with a warning, instead of "
                         "refusing the input")
@@ -115,9 +119,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume and args.overwrite:
         raise InputError("--resume and --overwrite exclude each other")
     _check_output(args)
-    if args.max_response_chars <= 0 or args.max_reference_chars <= 0:
-        raise InputError("--max-response-chars and --max-reference-chars must be positive")
-    limits = Limits(args.max_response_chars, args.max_reference_chars, args.truncate)
+    if min(args.max_response_chars, args.max_reference_chars, args.max_references_chars) <= 0:
+        raise InputError("--max-response-chars, --max-reference-chars and "
+                         "--max-references-chars must be positive")
+    limits = Limits(args.max_response_chars, args.max_reference_chars, args.truncate,
+                    args.max_references_chars)
     items = read_items(args.input, limits)  # validates every row and rejects duplicate ids first
     if not items:
         print(f"offline-eval: warning: {args.input} has no rows", file=sys.stderr)

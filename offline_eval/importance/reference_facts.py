@@ -21,14 +21,15 @@ class ReferenceFacts:
     def __call__(self, jobs: Sequence[tuple[str, str]]) -> list[list[str]]:
         from offline_eval.decomposition.base import Request, get_decomposer
         from offline_eval.decomposition.nlp import load_spacy
-        from offline_eval.decomposition.splitting import split_response
+        from offline_eval.decomposition.splitting import split_responses
         if self._nlp is None:
             self._nlp = load_spacy(mode="split")
         if self._decomposer is None:
             self._decomposer = get_decomposer(str(self._spec), **self._options)
         requests, where = [], []
-        for k, (query, text) in enumerate(jobs):
-            units = split_response(text, self._nlp).sentences
+        splits = split_responses([text for _, text in jobs], self._nlp)   # one spaCy stream
+        for k, ((query, _), split) in enumerate(zip(jobs, splits)):
+            units = split.sentences
             targets = tuple(i for i, s in enumerate(units) if s.kind == "claim")
             if targets:
                 requests.append(Request(query, tuple(s.text for s in units), targets))

@@ -30,9 +30,12 @@ class Limits:
     response_chars: int = 100_000
     reference_chars: int = 1_000_000
     truncate: bool = False
+    #: all of a row's references together: past it the most relevant are kept (a warning
+    #: says so; :mod:`offline_eval.io.focus`), which bounds a RAG row's time
+    references_chars: int = 200_000
 
     def __post_init__(self) -> None:
-        if self.response_chars <= 0 or self.reference_chars <= 0:
+        if min(self.response_chars, self.reference_chars, self.references_chars) <= 0:
             raise ValueError("size limits must be positive")
 
 
@@ -75,6 +78,12 @@ def _reference(ref: Any, i: int, path: str, line: int, limits: Limits = DEFAULT_
     return Reference(id=str(rid), text=fit(text, f"{field}.text"), url=url, title=title)
 
 
+def _note(notes: list[str], path: str, line: int, note: str) -> None:
+    """A warning for the row (kept in its ``warnings``) and for the terminal."""
+    notes.append(note)
+    warnings.warn(f"{path}:{line}: {note}", UserWarning, stacklevel=3)
+
+
 def parse_item(row: Mapping[str, Any], path: str, line: int,
                limits: Limits = DEFAULT_LIMITS) -> Item:
     """Validate one row into an :class:`Item` (sizes checked against ``limits``)."""
@@ -104,7 +113,18 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
                       stacklevel=2)
     meta = {k: v for k, v in row.items()
             if k not in ("id", "query", "response", "date", "references")}
-    references = tuple(_reference(r, i, path, line, limits, notes) for i, r in enumerate(refs))
+    parsed = [_reference(r, i, path, line, limits, notes) for i, r in enumerate(refs)]
+    empty = [i for i, r in enumerate(parsed) if not r.text.strip()]
+    if empty:
+        _note(notes, path, line, f"references{empty} {'is' if len(empty) == 1 else 'are'} empty "
+              "and dropped" + ("; with none left, this row is checked against the corpus"
+                               if len(empty) == len(parsed) else ""))
+    from offline_eval.io.focus import focus_references
+
+    references, cuts = focus_references([r for r in parsed if r.text.strip()], query, response,
+                                        limits.references_chars)
+    for cut in cuts:
+        _note(notes, path, line, cut)
     return Item(id=str(rid), query=query, response=response, date=date, references=references,
                 meta=meta, warnings=tuple(notes))
 
