@@ -166,7 +166,8 @@ def main() -> int:
         for k, (name, path) in enumerate(sets):
             for backend in (backends if k == 0 else backends[:1]):
                 proc = subprocess.run([sys.executable, __file__, "--child", str(path), backend,
-                                       args.device, str(Path(tmp) / f"{k}-{backend}.jsonl")],
+                                       args.device, str(Path(tmp) / f"{k}-{backend}.jsonl"),
+                                       "--batch-size", str(args.batch_size)],
                                       capture_output=True, text=True)
                 if proc.returncode != 0:
                     print(proc.stderr[-3000:], file=sys.stderr)
@@ -179,7 +180,7 @@ def main() -> int:
              f"`benchmarks/end_to_end.py`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
              f"{platform.machine()} with {os.cpu_count()} cores ({cpu_description()}), device "
              f"{args.device}, 1-minute load average {load:.1f} at the end. Every workload in this "
-             "one run: syntactic decomposer, k=5, batch 32, comprehensiveness `qa` for items with "
+             f"one run: syntactic decomposer, k=5, batch {args.batch_size}, comprehensiveness `qa` for items with "
              "references; each in its own process with its models loaded before timing (the "
              "ranker's spaCy parse workers start inside it); the sentence embedder is the one the "
              "data home resolves to (torch fp32 unless `models export-embedding` has run). CPU s "

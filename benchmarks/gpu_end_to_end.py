@@ -13,7 +13,8 @@ process:
   ranker) on CPU actors; the whole process timed, Ray's start included.
 
 While each runs, ``nvidia-smi`` is sampled every 0.5 s for GPU utilisation and memory
-(none on a box without it). Reported: responses/s, GPU utilisation (mean and peak),
+(none on a box without it); the samples cover the whole process, model loads included,
+so the mean understates the utilisation of the timed part. Reported: responses/s, GPU utilisation (mean and peak),
 peak GPU memory, the per-stage split (local), peak RSS. Target: at least 200 responses/s.
 
 Run on the GPU box: ``python benchmarks/gpu_end_to_end.py [-n 2000] [--batch-size 256]
@@ -45,18 +46,24 @@ class GpuSampler:
     """``nvidia-smi`` every ``every`` seconds in a thread: utilisation % and memory MB."""
 
     def __init__(self, every: float = 0.5) -> None:
-        self.every, self.util, self.mem = every, [], []
+        self.every, self.util, self.mem, self.failed = every, [], [], 0
         self.tool = shutil.which("nvidia-smi")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
+        # the first GPU this process may use (CUDA_VISIBLE_DEVICES), else GPU 0
+        first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip() or "0"
         while not self._stop.is_set():
-            out = subprocess.run([self.tool, "--query-gpu=utilization.gpu,memory.used",
-                                  "--format=csv,noheader,nounits"], capture_output=True,
-                                 text=True).stdout.strip().splitlines()
-            if out:
+            try:
+                out = subprocess.run([self.tool, f"--id={first}",
+                                      "--query-gpu=utilization.gpu,memory.used",
+                                      "--format=csv,noheader,nounits"], capture_output=True,
+                                     text=True, timeout=5).stdout.strip().splitlines()
                 u, m = (float(x) for x in out[0].split(",")[:2])
+            except (subprocess.SubprocessError, OSError, IndexError, ValueError):
+                self.failed += 1   # "[N/A]" (MIG, some boards), a hung tool: that sample only
+            else:
                 self.util.append(u)
                 self.mem.append(m)
             self._stop.wait(self.every)

@@ -79,9 +79,9 @@ class RunProgress:
         if not self.enabled:
             return
         k = max(0.0, min(k, self.total - self.n))
-        self.n += k
-        if self.bar is not None:
-            self.bar.update(k)
+        before, self.n = self.n, self.n + k
+        if self.bar is not None:   # whole rows: "9/10" until the tenth is done
+            self.bar.update(int(self.n + 1e-9) - int(before + 1e-9))
             return
         now = time.monotonic()
         if now - self.last >= self.every:
@@ -91,7 +91,7 @@ class RunProgress:
     def _line(self, now: float) -> None:
         from tqdm import tqdm
 
-        meter = tqdm.format_meter(self.n, self.total, now - self.t0, unit="row",
+        meter = tqdm.format_meter(int(self.n + 1e-9), self.total, now - self.t0, unit="row",
                                   bar_format="{n:.0f}/{total} rows ({percentage:.0f}%) "
                                              "[{elapsed}<{remaining}, {rate_fmt}]")
         stage = f", stage {self.name}" if self.name and self.n < self.total - 1e-6 else ""

@@ -23,8 +23,8 @@ def test_log_lines_name_the_stage_and_the_rate():
     p.advance(2.5)
     p.close()
     first, last = out.getvalue().splitlines()
-    assert re.match(r"offline-eval: 2/10 rows \(25%\) \[.*row.*\], stage verify$", first)
-    assert last.startswith("offline-eval: 2/10 rows (25%)")     # close adds a line, not rows
+    assert re.match(r"offline-eval: 2/10 rows \(20%\) \[.*row.*\], stage verify$", first)
+    assert last.startswith("offline-eval: 2/10 rows (20%)")     # close adds a line, not rows
 
 
 def test_log_lines_wait_for_their_interval():

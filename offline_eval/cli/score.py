@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
             check_resume(Path(args.output) / OUTPUT_NAME, items)
         stats = run_ray(args.input, specs, args.output, to_row, address=args.address,
                         actors=args.actors, num_gpus_per_actor=args.num_gpus_per_actor,
-                        batch_size=args.batch_size, resume=args.resume)
+                        batch_size=args.batch_size, resume=args.resume, limits=limits)
         out_path = Path(args.output) / OUTPUT_NAME
     else:
         from offline_eval.engines.local import run_local
@@ -252,7 +252,10 @@ class _Stderr(logging.Handler):
     """Writes ``offline-eval: MESSAGE`` to the stderr of the moment (tests swap it)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        print(f"offline-eval: {record.getMessage()}", file=sys.stderr, flush=True)
+        from tqdm import tqdm
+
+        # through tqdm, so a line said while the bar is drawn does not break it
+        tqdm.write(f"offline-eval: {record.getMessage()}", file=sys.stderr)
 
 
 _HANDLER = _Stderr(logging.INFO)
@@ -265,8 +268,11 @@ def show_progress(on: bool) -> None:
     if on and _HANDLER not in log.handlers:
         log.addHandler(_HANDLER)
         log.setLevel(logging.INFO)
+        log.propagate = False   # said once, here, not again by a root handler
     elif not on and _HANDLER in log.handlers:
         log.removeHandler(_HANDLER)
+        log.setLevel(logging.NOTSET)
+        log.propagate = True
     try:
         from transformers.utils import logging as hf_logging
     except ImportError:  # nothing to silence

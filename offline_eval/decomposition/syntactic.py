@@ -25,9 +25,55 @@ from offline_eval.decomposition.tokens import render, tidy
 
 MAX_CLAIMS = 12
 TOPIC_CACHE = 4096
-#: parses kept in memory (about 20 KB each), shared by the syntactic decomposers of a process
-PARSES = 4096
-_PARSED: "OrderedDict[tuple[str, str], Any]" = OrderedDict()
+
+
+class ParseCache:
+    """Recent spaCy parses by (model, text), shared by the syntactic decomposers of a
+    process, bounded by their tokens (a parse costs about 400 bytes a token, its tensor
+    most of it): :attr:`TOKENS` in all, none longer than :attr:`LONGEST`; the least
+    recently used go first. Safe to share between threads.
+
+    >>> c = ParseCache(); c.put(("m", "a b"), ["a", "b"]); c.get(("m", "a b"))
+    ['a', 'b']
+    """
+
+    TOKENS = 200_000   # about 80 MB; 0 turns it off
+    LONGEST = 256
+
+    def __init__(self) -> None:
+        import threading
+        self._d: "OrderedDict[tuple[str, str], Any]" = OrderedDict()
+        self._tokens = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> Any:
+        with self._lock:
+            doc = self._d.get(key)
+            if doc is not None:
+                self._d.move_to_end(key)
+            return doc
+
+    def put(self, key: tuple[str, str], doc: Any) -> None:
+        n = len(doc)
+        if n > self.LONGEST or n > self.TOKENS:
+            return
+        with self._lock:
+            if key in self._d:
+                self._d.move_to_end(key)
+                return
+            self._d[key] = doc
+            self._tokens += n
+            while self._tokens > self.TOKENS:
+                _, old = self._d.popitem(last=False)
+                self._tokens -= len(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+            self._tokens = 0
+
+
+_PARSED = ParseCache()
 _INTRO_LEAD = re.compile(r"^\W*(?:(?:sure|certainly|of course|okay|ok)\W+)?(?:here\s+(?:is|are)|"
                          r"below\s+(?:is|are)|the\s+following\s+(?:is|are)|these\s+are)\s+"
                          r"(?:a\s+list\s+of\s+|some\s+(?:of\s+the\s+)?|a\s+few\s+|the\s+)?",
@@ -81,25 +127,27 @@ class SyntacticDecomposer:
         responses often answer the same question)."""
         topics = self._topics({r.query for r in requests if r.query.strip()})
         texts = [_drop_label(t) for r in requests for t in r.sentences[:_context_end(r)]]
-        docs = iter(self.parsed(texts))
+        docs = self.parsed(texts)
         return [self._one(req, docs, topics.get(req.query)) for req in requests]
 
-    def parsed(self, texts: Sequence[str]) -> list[Any]:
-        """The parse of each text, a text parsed before (by any syntactic decomposer of
-        this process, in its last :data:`PARSES` distinct texts) taken from memory. A
-        parse does not depend on the other texts of a call, so this changes no claim; in
-        RAG mode the nuggets and comprehensiveness stages read the same reference
-        sentences, and the second reads them from here."""
+    def parsed(self, texts: Sequence[str]) -> Iterator[Any]:
+        """The parse of each text, in order, as the parser streams them: a text parsed
+        before by a syntactic decomposer of this process (among its recent parses, see
+        :class:`ParseCache`) is taken from memory. A parse does not depend on the other
+        texts of a call, so this changes no claim; in RAG mode the nuggets and
+        comprehensiveness stages read the same reference sentences, and the second reads
+        them from here."""
         key = self.spacy_model
-        todo = [t for t in dict.fromkeys(texts) if (key, t) not in _PARSED]
-        for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=256)):
-            _PARSED[(key, t)] = doc
-        out = [_PARSED[(key, t)] for t in texts]
-        for t in dict.fromkeys(texts):            # most recently used last
-            _PARSED.move_to_end((key, t))
-        while len(_PARSED) > PARSES:
-            _PARSED.popitem(last=False)
-        return out
+        todo = [t for t in dict.fromkeys(texts) if _PARSED.get((key, t)) is None]
+        fresh, ptr = iter(self.nlp.pipe(todo, batch_size=256)), 0
+        for t in texts:
+            doc = _PARSED.get((key, t))
+            if doc is None and ptr < len(todo) and todo[ptr] == t:
+                doc, ptr = next(fresh), ptr + 1
+            elif doc is None:   # parsed earlier in this call, then pushed out of memory
+                doc = self.nlp(t)
+            _PARSED.put((key, t), doc)
+            yield doc
 
     def _topics(self, queries: set[str]) -> dict[str, Mention | None]:
         found = {q: self._topic_cache[q] for q in queries if q in self._topic_cache}

@@ -16,7 +16,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 from offline_eval.errors import InputError, StageError
 from offline_eval.io.jsonl import dumps
@@ -124,7 +125,7 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     bar = RunProgress(len(todo), show, every=progress_every)
     t0 = time.monotonic()
     done = failed = 0
-    with out.open("a" if resume else "w", encoding="utf-8") as fh:
+    with out.open("a" if resume else "w", encoding="utf-8") as fh, _closing(bar):
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
             moved = 0.0
@@ -144,8 +145,16 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
                 else:
                     failed += 1
             bar.advance(len(batch) - moved)
-    bar.close()
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
+
+
+@contextmanager
+def _closing(bar: RunProgress) -> Iterator[RunProgress]:
+    """The bar closed however the run ends (Ctrl-C included)."""
+    try:
+        yield bar
+    finally:
+        bar.close()
 
 
 def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn,
@@ -154,8 +163,9 @@ def run_batch(batch: Sequence[Item], pipeline: Pipeline, to_row: RowFn,
     """``(result, row)`` for each item of a batch, in order; a batch that fails is retried
     one item at a time, and a failing item gets ``(None, error row)``. ``on_stage`` sees the
     whole batch's stages (not the retries')."""
+    records = [ResponseResult(item=it) for it in batch]
     try:
-        results = pipeline([ResponseResult(item=it) for it in batch], on_stage)
+        results = pipeline(records) if on_stage is None else pipeline(records, on_stage)
         return [(r, to_row(r)) for r in results]
     except Exception as exc:  # noqa: BLE001
         if len(batch) == 1:

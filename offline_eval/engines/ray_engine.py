@@ -126,12 +126,17 @@ class _StageRunner:
         return {"record": out}
 
 
-def _parse(batch: dict[str, Any], source: str) -> dict[str, Any]:
+def _parse(batch: dict[str, Any], source: str, limits: Any = None) -> dict[str, Any]:
     import json
+    import warnings
+
+    from offline_eval.io.items import DEFAULT_LIMITS
 
     out = []
     for line in batch["text"]:
-        item = parse_item(json.loads(line), source, 0)
+        with warnings.catch_warnings():   # the driver read the input first and said them
+            warnings.simplefilter("ignore")
+            item = parse_item(json.loads(line), source, 0, limits or DEFAULT_LIMITS)
         out.append(encode(ResponseResult(item=item)))
     return {"record": out}
 
@@ -160,8 +165,9 @@ def actor_gpus(spec: StageSpec, num_gpus_per_actor: float) -> float | None:
 def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             out_dir: str | os.PathLike[str], to_row: Callable[[ResponseResult], dict], *,
             address: str | None = None, actors: int = 1, num_gpus_per_actor: float = 0.0,
-            batch_size: int = 32, resume: bool = False) -> RunStats:
-    """Score the (already validated) input on a Ray cluster into ``out_dir/scores.jsonl``."""
+            batch_size: int = 32, resume: bool = False, limits: Any = None) -> RunStats:
+    """Score the (already validated) input on a Ray cluster into ``out_dir/scores.jsonl``;
+    ``limits`` (:class:`~offline_eval.io.items.Limits`) as the driver read it with."""
     local = address in (None, "local")
     ray = _require_ray()
     out = Path(out_dir) / OUTPUT_NAME
@@ -196,7 +202,8 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
     ds = ray.data.read_text(str(input_path), num_cpus=task_cpus)
     if done_ids:
         ds = ds.filter(lambda r, d=frozenset(done_ids): _row_id(r["text"]) not in d)
-    ds = ds.map_batches(_parse, fn_kwargs={"source": str(input_path)}, batch_size=batch_size,
+    ds = ds.map_batches(_parse, fn_kwargs={"source": str(input_path), "limits": limits},
+                        batch_size=batch_size,
                         num_cpus=task_cpus)
     for spec in specs:
         if spec.uses_model:

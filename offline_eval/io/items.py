@@ -121,8 +121,9 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
                                if len(empty) == len(parsed) else ""))
     from offline_eval.io.focus import focus_references
 
-    references, cuts = focus_references([r for r in parsed if r.text.strip()], query, response,
-                                        limits.references_chars)
+    live = [i for i, r in enumerate(parsed) if r.text.strip()]
+    references, cuts = focus_references([parsed[i] for i in live], query, response,
+                                        limits.references_chars, live)
     for cut in cuts:
         _note(notes, path, line, cut)
     return Item(id=str(rid), query=query, response=response, date=date, references=references,

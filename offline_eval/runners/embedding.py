@@ -99,9 +99,13 @@ class EmbeddingJob:
         # a fixed-batch vector is a function of its text alone: the embedder's cache holds
         # the texts it has embedded, so a text met again (the nugget builder embeds its
         # facts to merge them, the ranker embeds them again) costs nothing
-        cache = getattr(embedder, "_vectors", None) if self._fixed else None
+        # (int8 takes its activation ranges per batch: a vector there depends on its batch
+        # mates, so nothing is remembered)
+        exact = self._fixed and getattr(embedder, "precision", "fp32") in (None, "fp32")
+        cache = getattr(embedder, "_vectors", None) if exact else None
         self.vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-        self._keys = [f"{self._fixed}\x00{t}" for t in texts]   # a batch shape's vectors
+        width = getattr(embedder, "max_length", 0)
+        self._keys = [f"{self._fixed}:{width}\x00{t}" for t in texts]   # one batch shape's
         hit = [cache.get(k) if cache is not None else None for k in self._keys]
         for i, v in enumerate(hit):
             if v is not None:

@@ -153,3 +153,23 @@ def test_post_modified_definite_np_is_not_replaced():
     d = get_decomposer("syntactic")
     out = d.decompose("What is the capital of France?", ["The capital of France is Paris."], [0])
     assert out[0].claims == ("The capital of France is Paris.",)
+
+
+def test_parses_from_memory_give_the_same_claims(monkeypatch):
+    """The parse cache (shared by the decomposers of a process) changes no claim: the same
+    sentences, decomposed with it and without it, in other batches."""
+    from offline_eval.decomposition.base import Request
+    from offline_eval.decomposition.syntactic import _PARSED, ParseCache, SyntacticDecomposer
+
+    sents = ("Marie Curie was born in Warsaw.", "She won two Nobel Prizes.",
+             "The Eiffel Tower, completed in 1889, is 330 metres tall.", "It is in Paris.")
+    reqs = [Request("Who was Marie Curie?", sents[:2]), Request("Tell me about the tower.", sents[2:])]
+    d = SyntacticDecomposer()
+    monkeypatch.setattr(ParseCache, "TOKENS", 0)
+    _PARSED.clear()
+    fresh = d.decompose_batch(reqs)
+    monkeypatch.setattr(ParseCache, "TOKENS", 200_000)
+    warm = d.decompose_batch(reqs[::-1])[::-1]          # parses now cached, order changed
+    again = SyntacticDecomposer().decompose_batch(reqs)  # another decomposer, from memory
+    assert fresh == warm == again
+    assert _PARSED.get((d.spacy_model, sents[0])) is not None

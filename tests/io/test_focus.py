@@ -78,3 +78,28 @@ def test_a_row_past_its_budget_is_scored_with_its_warning():
     (row,) = run.rows
     assert row["status"] == "ok" and row["claims"]
     assert any("--max-references-chars 3,000" in w for w in row["warnings"])
+
+
+def test_relevance_decides_even_among_few_references():
+    """A word in most passages still counts (Lucene's idf), so the Paris reference wins
+    though it comes second; text with no indexable word keeps the given order."""
+    refs = [Reference("cats", "Cats purr when content. " * 3),
+            Reference("paris", "Paris is the capital of France. " * 3)]
+    kept, _ = focus_references(refs, "What is the capital of France?", "Paris.", 100)
+    assert [r.id for r in kept] == ["paris"]
+    kept, notes = focus_references([Reference("a", "!!! " * 40), Reference("b", "??? " * 40)],
+                                   "?", "!", 170)
+    assert [r.id for r in kept] == ["a"] and notes
+
+
+def test_notes_name_the_reference_as_given(tmp_path):
+    rows = [{"id": "a", "query": Q, "response": A,
+             "references": ["", "Harbour notes. " * 300 + "The lighthouse was completed in 1874."]}]
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n")
+    with pytest.warns(UserWarning):
+        (item,) = read_items(path, Limits(references_chars=500))
+    assert item.warnings[0] == "references[0] is empty and dropped"
+    assert item.warnings[1].startswith("references[1] cut from 4,537 characters")
+    (ref,) = item.references
+    assert len(ref.text) <= 500 and "1874" in ref.text

@@ -283,9 +283,12 @@ def test_home_reaches_imported_models_and_is_restored(home, tmp_path):
 def test_rows_do_not_depend_on_the_batch_size(scored, home, monkeypatch):
     """The same bytes at --batch-size 1, 3 and 32 (the fixture's default): no stage reads
     its batch mates (the embedder runs fixed-shape batches, the int8 NLI one pair at a time)."""
+    from offline_eval.decomposition.syntactic import _PARSED, ParseCache
     from offline_eval.runners.embedding import VectorCache
 
     monkeypatch.setattr(VectorCache, "SIZE", 0)   # embed afresh: no vector from the first run
+    monkeypatch.setattr(ParseCache, "TOKENS", 0)  # and parse afresh
+    _PARSED.clear()
     d, inp, out, _ = scored
     for b in ("1", "3"):
         other = d / f"out-{b}.jsonl"
