@@ -23,6 +23,12 @@ def page_rows() -> tuple[str, list]:
     return page_of(rows, sample_summary(rows), "t"), rows
 
 
+def _section(page: str, rows: list, rid: str) -> tuple[int, str]:
+    """The row number of answer ``rid`` and its card's HTML."""
+    n = next(i for i, r in enumerate(rows) if r["id"] == rid)
+    return n, re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+
+
 def _data(page: str) -> list[dict]:
     text = page.split('<script type="application/json" id="view-data">')[1].split("</script>")[0]
     return json.loads(text)
@@ -75,8 +81,7 @@ def test_key_metrics_first_the_rest_behind_one_click():
 
 def test_card_sentence_and_badge_share_one_colour(page_rows):
     page, rows = page_rows
-    n = next(i for i, r in enumerate(rows) if r["id"] == "danube")
-    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+    n, section = _section(page, rows, "danube")
     # NLI supported, but the audit's number rule makes it partially correct: both say so
     assert 'data-verdict="partially-correct"' in section
     assert '<span class="sent s-partially-correct imp-okay">It is about 3,100 km long.' in section
@@ -87,8 +92,7 @@ def test_card_sentence_and_badge_share_one_colour(page_rows):
 
 def test_rule_and_compared_values_are_marked(page_rows):
     page, rows = page_rows
-    n = next(i for i, r in enumerate(rows) if r["id"] == "everest")
-    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
+    n, section = _section(page, rows, "everest")
     assert "the number rule overrules the model" in section
     assert '<mark class="cmp">7,200 metres</mark>' in section       # in the claim
     assert '<mark class="cmp">8,849 m</mark>' in section            # in the deciding window
@@ -97,9 +101,8 @@ def test_rule_and_compared_values_are_marked(page_rows):
 
 def test_long_answers_fold_their_correct_claims(page_rows):
     page, rows = page_rows
-    n = next(i for i, r in enumerate(rows) if r["id"] == "rivers")
+    n, section = _section(page, rows, "rivers")
     assert len(rows[n]["claims"]) > CLAIMS_OPEN
-    section = re.search(rf'<section class="resp" id="r{n}".*?</section>', page, re.S).group(0)
     folded = section.index('<details class="more-claims"><summary>12 correct claims')
     bad = [m.start() for m in re.finditer(r'class="claim s-unverifiable"', section)]
     assert len(bad) == 2 and all(b < folded for b in bad)         # the non-correct first
