@@ -14,9 +14,9 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from offline_eval.errors import InputError, StageError
