@@ -117,7 +117,8 @@ def _fmt(v: float | None, spec: str) -> str:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=2000)
-    ap.add_argument("--device", default=None, help="cuda (default when available) or cpu")
+    ap.add_argument("--device", default=None,
+                    help="cuda (the default; without a CUDA device nothing runs) or cpu")
     ap.add_argument("--engines", default="local,ray")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--actors", type=int, default=4)
@@ -127,7 +128,10 @@ def main(argv: list[str] | None = None) -> dict:
     device = args.device
     if device is None:
         import torch
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        if not torch.cuda.is_available():   # `make bench` on a CPU box: say so, run nothing
+            print("no CUDA device: nothing run (pass --device cpu to run the same code on CPU)")
+            return {"device": None, "results": {}, "lines": []}
+        device = "cuda"
     from end_to_end import wiki_rows
 
     results: dict[str, dict] = {}
