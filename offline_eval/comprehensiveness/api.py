@@ -35,8 +35,9 @@ class SentenceFacts:
     def many(self, query: str, sentences: Sequence[str]) -> list[list[str]]:
         from offline_eval.decomposition.base import Request
 
-        if getattr(self.decomposer, "name", None) != "syntactic":
-            # a generative decomposer pads its batches: one call per sentence, as before
+        if not getattr(self.decomposer, "batch_invariant", False):
+            # a decomposer whose output may depend on its batch mates (a generative one pads
+            # its batches): one call per sentence, as before
             return [list(self.decomposer.decompose(query, [s], [0])[0].claims) for s in sentences]
         reqs = [Request(query, (s,), (0,)) for s in sentences]
         return [list(r[0].claims) for r in self.decomposer.decompose_batch(reqs)]

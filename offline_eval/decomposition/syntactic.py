@@ -96,6 +96,9 @@ class SyntacticDecomposer:
     """
 
     name = "syntactic"
+    #: a sentence's claims do not depend on the other sentences of a call (spaCy parses each
+    #: text alone), so callers may batch freely
+    batch_invariant = True
 
     def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, max_claims: int = MAX_CLAIMS,
                  granularity: str = "clause") -> None:
