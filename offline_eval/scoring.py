@@ -71,24 +71,38 @@ class ScoreRun:
     rows: Sequence[dict[str, Any]]
     summary: dict[str, Any] = field(default_factory=dict)
 
+    def to_pandas(self, rows: str = "responses") -> Any:
+        """The rows as a pandas DataFrame: one line per answer (``"responses"``, objects as
+        dotted columns, lists as JSON text, as ``score --table`` writes them) or per claim
+        (``"claims"``)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas needs pandas: pip install 'offline-eval[tables]'") from None
+        from offline_eval.io.tables import table_records
+
+        return pd.DataFrame.from_records(table_records(self.rows, rows))
+
 
 def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions | None = None,
           *, batch_size: int | None = None, group_by: str | None = None,
-          limits: Any = None, **overrides: Any) -> ScoreRun:
+          limits: Any = None, format: str = "native", **overrides: Any) -> ScoreRun:
     """Score answers in this process: what ``offline-eval score`` does, without the files.
 
     Args:
-        items: a JSONL path, or rows (``{"id", "query", "response", "date"?,
-            "references"?}`` dicts) or :class:`~offline_eval.types.Item` records; dict rows
-            are validated as the CLI validates a file (errors name ``<items>:N`` and the field;
-            duplicate ids are refused). A row that fails gets an error row, as in the CLI,
-            and the others go on.
+        items: a JSONL, CSV or Parquet path, a pandas DataFrame, or rows (``{"id", "query",
+            "response", "date"?, "references"?}`` dicts) or :class:`~offline_eval.types.Item`
+            records; rows are validated as the CLI validates a file (errors name
+            ``<items>:N`` or ``<DataFrame>:N`` and the field; duplicate ids are refused). A
+            row that fails gets an error row, as in the CLI, and the others go on.
         options: the run's options; keyword ``overrides`` replace single fields of it
             (``score(rows, corpus="my-notes", k=3)``).
         batch_size: responses per pipeline batch (rows do not depend on it).
         group_by: the item field naming the condition, for per-group summaries.
         limits: size limits of a row (:class:`~offline_eval.io.items.Limits`; the CLI's
             defaults when None).
+        format: the rows' format: ``native`` or a peer tool's (``factscore``, ``veriscore``,
+            ``ragas``, ``nuggetizer``; :mod:`offline_eval.io.formats`), or ``auto``.
 
     Raises:
         TypeError: an override that is not an option, naming the valid ones.
@@ -104,10 +118,8 @@ def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions
 
     from offline_eval.engines.local import run_batch
     from offline_eval.engines.spec import build_pipeline
-    from offline_eval.io.items import DEFAULT_LIMITS, parse_item, read_items
-    from offline_eval.io.jsonl import UniqueIds
+    from offline_eval.io.items import DEFAULT_LIMITS, read_items
     from offline_eval.io.rows import score_row
-    from offline_eval.types import Item
 
     valid = [f.name for f in fields(ScoreOptions)]
     bad = [k for k in overrides if k not in valid]
@@ -115,13 +127,7 @@ def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions
         raise TypeError(f"unknown option {bad[0]!r}; valid: {', '.join(valid)}")
     opts = replace(options or ScoreOptions(), **overrides)
     lim = limits or DEFAULT_LIMITS
-    if isinstance(items, (str, os.PathLike)):
-        records = read_items(items, lim)
-    else:
-        records, unique = [], UniqueIds("<items>")
-        for n, it in enumerate(items, 1):
-            records.append(it if isinstance(it, Item) else parse_item(it, "<items>", n, lim))
-            unique(records[-1].id, n)
+    records = read_items(items, lim, format)
     pipeline = build_pipeline(score_specs(opts))
     to_row = lambda r: score_row(r, undecided=opts.undecided, group_by=group_by or "group")  # noqa: E731
     size = batch_size or opts.batch_size

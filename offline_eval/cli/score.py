@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
+from offline_eval.io.formats import CHOICES
 from offline_eval.io.items import DEFAULT_LIMITS, Limits
+from offline_eval.io.tables import ROW_KINDS
 from offline_eval.stages.retrieve import RETRIEVALS
 
 
@@ -21,9 +23,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                      "verdicts, metrics and the audit",
                        description="Score {id, query, response, date?, references?} rows. Rows are "
                                    "appended as they finish; --resume continues a killed run.")
-    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("input", metavar="IN", help="the rows: JSONL, CSV/TSV or Parquet (by suffix)")
     p.add_argument("-o", "--output", required=True,
                    help="output JSONL (a folder with --engine ray)")
+    p.add_argument("--format", choices=CHOICES, default="native",
+                   help="the rows' format: native {id, query, response, date?, references?} "
+                        "(default), a peer tool's (factscore, veriscore, ragas, nuggetizer), or "
+                        "auto (told from the first row, and said)")
+    p.add_argument("--table", metavar="FILE.csv|FILE.parquet",
+                   help="also write the rows as a CSV/TSV or Parquet table (objects as dotted "
+                        "columns, lists as JSON text)")
+    p.add_argument("--table-rows", choices=ROW_KINDS, default="responses",
+                   help="--table lines: one per answer (default) or one per claim")
     p.add_argument("--corpus", default="wiki-vital", help="corpus name or folder (default wiki-vital)")
     p.add_argument("--decomposer", choices=("syntactic", "generative"), default="syntactic")
     p.add_argument("--granularity", choices=GRANULARITIES, default="clause",
@@ -124,7 +135,23 @@ def _run(args: argparse.Namespace) -> int:
                          "--max-references-chars must be positive")
     limits = Limits(args.max_response_chars, args.max_reference_chars, args.truncate,
                     args.max_references_chars)
-    items = read_items(args.input, limits)  # validates every row and rejects duplicate ids first
+    from offline_eval.io.tables import is_table
+
+    if args.engine == "local" and is_table(args.output):
+        raise InputError("-o writes the resumable JSONL rows; for a CSV or Parquet table add "
+                         f"--table {args.output}", path=args.output)
+    if args.table:
+        if not is_table(args.table):
+            raise InputError("--table: a table file ends in .csv, .tsv, .parquet or .pq",
+                             path=args.table)
+    fmt = [args.format]
+
+    def said(chosen: str) -> None:
+        fmt[0] = chosen
+        print(f"offline-eval: --format auto: {args.input} reads as {chosen}", file=sys.stderr)
+
+    # validates every row and rejects duplicate ids first
+    items = read_items(args.input, limits, args.format, chosen=said)
     if not items:
         print(f"offline-eval: warning: {args.input} has no rows", file=sys.stderr)
     _check_sources(args, items)
@@ -145,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.resume:
             check_resume(Path(args.output) / OUTPUT_NAME, items)
-        stats = run_ray(args.input, specs, args.output, to_row, address=args.address,
+        stats = run_ray(_native_input(args, fmt[0]), specs, args.output, to_row, address=args.address,
                         actors=args.actors, num_gpus_per_actor=args.num_gpus_per_actor,
                         batch_size=args.batch_size, resume=args.resume, limits=limits)
         out_path = Path(args.output) / OUTPUT_NAME
@@ -165,12 +192,33 @@ def _run(args: argparse.Namespace) -> int:
         Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
         Path(args.summary).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
                                       encoding="utf-8")
+    if args.table:
+        from offline_eval.io.tables import write_table
+
+        write_table(rows, args.table, args.table_rows)
     if args.html:
         from offline_eval.report import render_report
 
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary, args.html)
     _print_summary(summary, stats, sys.stdout if args.output != "-" else sys.stderr)
     return 1 if stats.failed else 0
+
+
+def _native_input(args: argparse.Namespace, fmt: str) -> str:
+    """The input Ray workers read: the file itself when it is native JSONL, else its rows
+    mapped onto the native format (as the driver read them), as JSONL in the output folder."""
+    from offline_eval.io.formats import to_native
+    from offline_eval.io.tables import is_table, read_rows
+
+    if fmt == "native" and not is_table(args.input):
+        return args.input
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    native = out / "input.native.jsonl"
+    with native.open("w", encoding="utf-8") as fh:
+        for line, row in read_rows(args.input):
+            fh.write(json.dumps(to_native(row, fmt, args.input, line), ensure_ascii=False) + "\n")
+    return str(native)
 
 
 @contextmanager

@@ -1,4 +1,6 @@
-"""Reader for ``score`` input rows: ``{"id","query","response","date"?,"references"?}``.
+"""Reader for ``score`` input rows: ``{"id","query","response","date"?,"references"?}``,
+from JSONL, CSV/TSV or Parquet files, DataFrames or dicts, native or in a peer tool's format
+(:mod:`offline_eval.io.formats`).
 
 All rows are validated, and ids checked for duplicates, before any work starts. A response
 or a reference longer than its limit (:class:`Limits`) is refused there, naming the file,
@@ -11,10 +13,10 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
+from offline_eval.io.jsonl import UniqueIds, get_field
 from offline_eval.types import Item, Reference
 
 
@@ -130,12 +132,46 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
                 meta=meta, warnings=tuple(notes))
 
 
-def read_items(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> list[Item]:
-    """Read and validate every row; duplicate ids are an error naming both lines."""
+def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any",
+               limits: Limits = DEFAULT_LIMITS, fmt: str = "native",
+               chosen: Callable[[str], None] | None = None) -> list[Item]:
+    """Read and validate every row; duplicate ids are an error naming both lines.
+
+    Args:
+        path: a JSONL, CSV/TSV or Parquet file, a pandas DataFrame, or dict rows (or
+            :class:`~offline_eval.types.Item` records, taken as they are).
+        fmt: the rows' format (:data:`offline_eval.io.formats.CHOICES`); ``auto`` tells it
+            from the first row and refuses rows no format fits.
+        chosen: called with the format ``auto`` picked, so a caller can say which.
+    """
+    from offline_eval.io.formats import CHOICES, detect, to_native, unknown_format
+    from offline_eval.io.tables import frame_rows, is_frame, read_rows
+
+    if fmt not in CHOICES:
+        raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(CHOICES)}")
+    if isinstance(path, (str, os.PathLike)):
+        source, rows = str(path), read_rows(path)
+    elif is_frame(path):
+        source, rows = "<DataFrame>", frame_rows(path)
+    else:
+        source, rows = "<items>", enumerate(path, 1)
     items: list[Item] = []
-    unique = UniqueIds(path)
-    for line, row in read_jsonl(path):
-        item = parse_item(row, str(path), line, limits)
+    unique = UniqueIds(source)
+    for line, row in rows:
+        if isinstance(row, Item):  # already validated (a Python caller's records)
+            unique(row.id, line)
+            items.append(row)
+            continue
+        if not isinstance(row, Mapping):
+            raise InputError(f"expected an object, got {type(row).__name__}", path=source,
+                             line=line)
+        if fmt == "auto":
+            fmt = detect(row) or ""
+            if not fmt:
+                raise InputError(unknown_format(row), path=source, line=line)
+            if chosen:
+                chosen(fmt)
+        item = parse_item(to_native(row, fmt, source, line), source, line, limits)
         unique(item.id, line)
         items.append(item)
     return items
