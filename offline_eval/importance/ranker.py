@@ -26,11 +26,12 @@ COMBINER_FILE = "combiner.json"
 
 
 def default_model_dir() -> Path:
-    """``$OFFLINE_EVAL_MODELS/importance-ranker`` if set, else the repository's
-    ``models/importance-ranker``."""
+    """``$OFFLINE_EVAL_MODELS/importance-ranker`` if set, else the shipped
+    ``models/importance-ranker`` (:func:`offline_eval.modelstore.shipped_dir`)."""
+    from offline_eval.modelstore import shipped_dir
+
     root = os.environ.get("OFFLINE_EVAL_MODELS")
-    base = Path(root) if root else Path(__file__).resolve().parents[2] / "models"
-    return base / "importance-ranker"
+    return (Path(root) if root else shipped_dir()) / "importance-ranker"
 
 
 @dataclass(frozen=True)

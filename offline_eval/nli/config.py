@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from offline_eval.errors import ModelError
 from offline_eval.nli.combiner import Combiner
 
 
@@ -122,17 +123,35 @@ def load_config(model_dir: str | Path | None, purpose: str = "claims") -> Verify
     """
     if model_dir is None or not (Path(model_dir) / CONFIG_FILE).is_file():
         return DEFAULTS
-    d = json.loads((Path(model_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+    path = Path(model_dir) / CONFIG_FILE
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{path}: unreadable ({exc})") from None
+    _known_keys(path, d, {"thresholds", "combiner", "nuggets"}, "")
+    prefix = ""
     if purpose == "nuggets" and isinstance(d.get("nuggets"), dict):
-        d = d["nuggets"]
+        d, prefix = d["nuggets"], "nuggets."
+        _known_keys(path, d, {"thresholds", "combiner"}, prefix)
     elif purpose not in ("claims", "nuggets"):
         raise ValueError(f"purpose must be 'claims' or 'nuggets', not {purpose!r}")
     names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
-    kw = {k: v for k, v in (d.get("thresholds") or {}).items() if k in names}
+    _known_keys(path, d.get("thresholds") or {}, names, prefix + "thresholds.")
+    kw = dict(d.get("thresholds") or {})
     comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None
     if comb is not None and "coverage_sentences" not in kw:
         kw["coverage_sentences"] = 0  # its combiner was fitted on coverage of the NLI windows
     return replace(DEFAULTS, **kw, combiner=comb)
+
+
+def _known_keys(path: Path, d: Any, known: set[str], where: str) -> None:
+    """A key the loader would not read is a typo or a newer file: refuse it, naming both."""
+    if not isinstance(d, dict):
+        raise ModelError(f"{path}: {where.rstrip('.') or 'the file'} must be a JSON object")
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ModelError(f"{path}: unknown key '{where}{unknown[0]}' (known: "
+                         f"{', '.join(sorted(known))})")
 
 
 def uncalibrated_warning(model_dir: str | Path) -> str | None:

@@ -153,3 +153,26 @@ def test_models_calibrate_refuses_shipped_models_and_bad_input(tmp_path, capsys)
     assert "bad.jsonl:1: field 'label'" in capsys.readouterr().err
     assert main(["models", "calibrate", "nli-minilm", str(dev), "--dry-run", "--coverage-windows", "0"]) == 2
     assert "--coverage-windows must be 1 or more" in capsys.readouterr().err
+
+
+def test_unknown_keys_in_a_model_folder_are_errors_naming_file_and_key(tmp_path):
+    """A typo in verifier.json or manifest.json is refused, never silently dropped."""
+    import json
+
+    from offline_eval.errors import ModelError
+    from offline_eval.modelstore import read_manifest
+    from offline_eval.nli.config import load_config
+
+    (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {"suport": 0.5}}))
+    with pytest.raises(ModelError, match=r"verifier.json: unknown key 'thresholds.suport' \(known: .*support"):
+        load_config(tmp_path)
+    (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {}, "nuggets": {"combinr": None}}))
+    load_config(tmp_path)  # the claims' decision does not read the nuggets block
+    with pytest.raises(ModelError, match=r"unknown key 'nuggets.combinr'"):
+        load_config(tmp_path, "nuggets")
+    (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {"support": 0.6}, "calibrated": 1}))
+    with pytest.raises(ModelError, match=r"unknown key 'calibrated'"):
+        load_config(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": 1, "files": {}, "lables": []}))
+    with pytest.raises(ModelError, match=r"manifest.json: unknown key 'lables'"):
+        read_manifest(tmp_path)
