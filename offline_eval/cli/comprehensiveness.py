@@ -8,11 +8,12 @@ from offline_eval.cli._resume import add_resume_flag, nli_model, run_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("comprehensiveness", help="which facts in the sources the answer misses",
-                       description="Rows {id, query, sources: [str], response} -> {id, method, "
-                                   "score, covered, missing}. No LLM: nli decomposes the sources "
+    p = sub.add_parser("comprehensiveness", help="which facts in the references the answer misses",
+                       description="Rows {id, query, references: [str], response} -> {id, method, "
+                                   "score, covered, missing} ('sources' is read too, for one "
+                                   "release). No LLM: nli decomposes the references "
                                    "and checks entailment, qa asks cloze questions, direct checks "
-                                   "source sentences (cheapest).")
+                                   "reference sentences (cheapest).")
     p.add_argument("input", metavar="IN.jsonl")
     p.add_argument("-o", "--output", default="-")
     p.add_argument("--method", choices=("nli", "qa", "direct"), default="qa")

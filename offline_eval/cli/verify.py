@@ -4,9 +4,10 @@
 Two row formats (they may be mixed):
 
 - ``{"id", "premise", "hypothesis"}`` -> ``{"id", "label", "probs": {label: prob}}``;
-- ``{"id", "claim", "evidence": [...]}`` ->
+- ``{"id", "claim", "references": [...]}`` ->
   ``{"id", "verdict", "rule", "reason", "p_supported", "probs", "decisive_evidence",
-  "evidence_source"}``. ``evidence`` is a list of strings (one document, in order: a
+  "evidence_source"}``. ``references`` (``evidence`` is read too, for one release) is a
+  list of strings (one document, in order: a
   page's lines or passages) or of ``{"id", "text"}`` objects (``title``, ``url``
   optional; grouped by ``id``, one document each). ``probs`` are those of the window that
   decided, ``decisive_evidence`` its text and ``evidence_source`` its passage and document.
@@ -27,7 +28,7 @@ CHUNK = 1024
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="NLI on premise/hypothesis pairs or claims with evidence",
+    p = sub.add_parser("verify", help="NLI on premise/hypothesis pairs or claims with their references",
                        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="JSONL input")
@@ -43,16 +44,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _rows(path: str) -> list[tuple[int, str, dict]]:
     from offline_eval.errors import InputError
-    from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
+    from offline_eval.io.jsonl import ReferencesField, UniqueIds, get_field, read_jsonl
 
     rows = []
-    unique = UniqueIds(path)
+    unique, refs = UniqueIds(path), ReferencesField(path)
     for line, row in read_jsonl(path):
         rid = get_field(row, "id", (str, int), path=path, line=line)
         unique(rid, line)
         if "claim" in row:
             get_field(row, "claim", str, path=path, line=line)
-            ev = _evidence(get_field(row, "evidence", list, path=path, line=line), path, line)
+            key = refs.key(row, line)
+            ev = _evidence(get_field(row, key, list, path=path, line=line), path, line, key)
             rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
         elif "premise" in row or "hypothesis" in row:
             pair = {"id": rid}
@@ -62,11 +64,13 @@ def _rows(path: str) -> list[tuple[int, str, dict]]:
                     raise InputError("must not be empty", path=path, line=line, field=name)
             rows.append((line, "pair", pair))
         else:
-            raise InputError("a row needs premise+hypothesis or claim+evidence", path=path, line=line)
+            raise InputError("a row needs premise+hypothesis or claim+references", path=path,
+                             line=line)
+    refs.note()
     return rows
 
 
-def _evidence(items: list, path: str, line: int) -> list:
+def _evidence(items: list, path: str, line: int, key: str = "references") -> list:
     """Evidence strings, or ``{"id", "text"}`` objects checked field by field."""
     from offline_eval.errors import InputError
 
@@ -75,14 +79,14 @@ def _evidence(items: list, path: str, line: int) -> list:
             continue
         if not isinstance(e, dict):
             raise InputError(f"expected str or an object with id and text, got {type(e).__name__}",
-                             path=path, line=line, field=f"evidence[{i}]")
+                             path=path, line=line, field=f"{key}[{i}]")
         for name, kinds in (("id", (str, int)), ("text", (str,))):
             if name not in e or not isinstance(e[name], kinds) or isinstance(e[name], bool):
                 raise InputError(f"needs {name!r} ({' or '.join(k.__name__ for k in kinds)})",
-                                 path=path, line=line, field=f"evidence[{i}].{name}")
+                                 path=path, line=line, field=f"{key}[{i}].{name}")
         for name in ("title", "url"):
             if e.get(name) is not None and not isinstance(e[name], str):
-                raise InputError("expected str", path=path, line=line, field=f"evidence[{i}].{name}")
+                raise InputError("expected str", path=path, line=line, field=f"{key}[{i}].{name}")
     return items
 
 

@@ -9,7 +9,7 @@ from offline_eval.comprehensiveness.methods import (DEFAULT_FACTS, METHODS, Cove
                                                     Entail, comprehensiveness,
                                                     entailer_from_runner)
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import get_field, read_jsonl
+from offline_eval.io.jsonl import ReferencesField, get_field, read_jsonl
 
 
 def load_entailer(model: str | None = None, backend: str | None = None,
@@ -61,6 +61,7 @@ def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, list[str], s
     """Every row of ``path`` validated (ids unique): ``(id, query, sources, response)``."""
     seen: set[str] = set()
     rows = []
+    refs = ReferencesField(path)
     for line, row in read_jsonl(path):
         def get(name: str, kind: Any, **kw: Any) -> Any:
             try:
@@ -73,12 +74,14 @@ def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, list[str], s
             raise InputError(f"duplicate id {rid!r}", path=str(path), line=line, field="id")
         seen.add(rid)
         query, response = get("query", str), get("response", str)
-        sources: Sequence[Any] = get("sources", list)
+        key = refs.key(row, line)
+        sources: Sequence[Any] = get(key, list)
         for i, s in enumerate(sources):
             if not isinstance(s, str):
                 raise InputError(f"expected str, got {type(s).__name__}", path=str(path),
-                                 line=line, field=f"sources[{i}]")
+                                 line=line, field=f"{key}[{i}]")
         rows.append((rid, query, list(sources), response))
+    refs.note()
     return rows
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import UniqueIds, get_field
+from offline_eval.io.jsonl import ReferencesField, UniqueIds, get_field
 from offline_eval.types import Item, Reference
 
 
@@ -61,8 +61,8 @@ def _fit(text: str, limit: int, truncate: bool, flag: str, path: str, line: int,
 
 
 def _reference(ref: Any, i: int, path: str, line: int, limits: Limits = DEFAULT_LIMITS,
-               notes: list[str] | None = None) -> Reference:
-    field = f"references[{i}]"
+               notes: list[str] | None = None, key: str = "references") -> Reference:
+    field = f"{key}[{i}]"
     fit = lambda t, f: _fit(t, limits.reference_chars, limits.truncate,  # noqa: E731
                             "--max-reference-chars", path, line, f, [] if notes is None else notes)
     if isinstance(ref, str):
@@ -107,15 +107,15 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
     if date is not None and not _ISO_DATE.match(date):
         raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
                          path=path, line=line, field="date")
-    refs = get("references", list, default=[], nullable=True) or []
-    if "references" in row and not refs:
+    key = ReferencesField(path).key(row, line)
+    refs = get(key, list, default=[], nullable=True) or []
+    if key in row and not refs:
         notes.append("references is empty, so this row is checked against the corpus")
         warnings.warn(f"{path}:{line}: references is empty, so this row is checked against the "
                       "corpus (omit the field to say so, or give its references)", UserWarning,
                       stacklevel=2)
-    meta = {k: v for k, v in row.items()
-            if k not in ("id", "query", "response", "date", "references")}
-    parsed = [_reference(r, i, path, line, limits, notes) for i, r in enumerate(refs)]
+    meta = {k: v for k, v in row.items() if k not in ("id", "query", "response", "date", key)}
+    parsed = [_reference(r, i, path, line, limits, notes, key) for i, r in enumerate(refs)]
     empty = [i for i, r in enumerate(parsed) if not r.text.strip()]
     if empty:
         _note(notes, path, line, f"references{empty} {'is' if len(empty) == 1 else 'are'} empty "
@@ -156,7 +156,7 @@ def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
     else:
         source, rows = "<items>", enumerate(path, 1)
     items: list[Item] = []
-    unique = UniqueIds(source)
+    unique, refs = UniqueIds(source), ReferencesField(source)
     for line, row in rows:
         if isinstance(row, Item):  # already validated (a Python caller's records)
             unique(row.id, line)
@@ -171,7 +171,10 @@ def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
                 raise InputError(unknown_format(row), path=source, line=line)
             if chosen:
                 chosen(fmt)
-        item = parse_item(to_native(row, fmt, source, line), source, line, limits)
+        native = to_native(row, fmt, source, line)
+        refs.key(native, line)
+        item = parse_item(native, source, line, limits)
         unique(item.id, line)
         items.append(item)
+    refs.note()
     return items

@@ -78,6 +78,46 @@ def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], 
     return value
 
 
+#: the older names of a row's ``references`` (``verify`` read ``evidence``, ``comprehensiveness``
+#: ``sources``), still read for one release with a note
+REFERENCE_ALIASES: tuple[str, ...] = ("evidence", "sources")
+
+
+class ReferencesField:
+    """Finds the field that holds a row's references: ``references``, or an older name
+    (:data:`REFERENCE_ALIASES`), which :meth:`note` reports once per file.
+
+    >>> refs = ReferencesField("in.jsonl"); refs.key({"evidence": []}, 1)
+    'evidence'
+    >>> refs.key({"references": [], "sources": []}, 2)
+    Traceback (most recent call last):
+    ...
+    offline_eval.errors.InputError: in.jsonl:2: field 'sources': give the references once, as 'references'
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path, self.used = str(path), set()  # type: str, set[str]
+
+    def key(self, row: Mapping[str, Any], line: int) -> str:
+        present = [k for k in ("references", *REFERENCE_ALIASES) if k in row]
+        if len(present) > 1:
+            raise InputError("give the references once, as 'references'", path=self.path,
+                             line=line, field=present[1])
+        key = present[0] if present else "references"
+        if key != "references":
+            self.used.add(key)
+        return key
+
+    def note(self) -> None:
+        """One warning per older name the file used."""
+        import warnings
+
+        for key in sorted(self.used):
+            warnings.warn(f"{self.path}: field {key!r} is read as 'references', its name in every "
+                          "command; the old name is kept for one release (CHANGELOG.md)",
+                          FutureWarning, stacklevel=2)
+
+
 class UniqueIds:
     """Refuses a row id seen before in the same file, naming both lines.
 

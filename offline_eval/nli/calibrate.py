@@ -116,13 +116,13 @@ class DevClaim:
 
 def read_dev(path: str | Path) -> list[DevClaim]:
     """Labelled claims from JSONL; InputError names the file, line and field."""
-    from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
+    from offline_eval.io.jsonl import ReferencesField, UniqueIds, get_field, read_jsonl
 
-    out, unique = [], UniqueIds(path)
+    out, unique, refs = [], UniqueIds(path), ReferencesField(path)
     for line, row in read_jsonl(path):
         rid = unique(get_field(row, "id", (str, int), path=str(path), line=line), line)
         claim = get_field(row, "claim", str, path=str(path), line=line)
-        ev = get_field(row, "evidence", list, path=str(path), line=line, items=str)
+        ev = get_field(row, refs.key(row, line), list, path=str(path), line=line, items=str)
         label = get_field(row, "label", (str, bool), path=str(path), line=line)
         if isinstance(label, str):
             label = label.strip().lower()
@@ -133,6 +133,7 @@ def read_dev(path: str | Path) -> list[DevClaim]:
         out.append(DevClaim(rid, claim, tuple(ev), sup, label in CONTRADICTED))
     if not out:
         raise InputError("no labelled claims", path=str(path))
+    refs.note()
     return out
 
 

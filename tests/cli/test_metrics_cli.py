@@ -92,4 +92,4 @@ def test_status_checks_what_each_stage_needs(capsys, tmp_path, monkeypatch):
     assert main(["status", "--home", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "verify             NOT READY" in out and "no NLI model in" in out
-    assert "Not ready: verify, nuggets, comprehensiveness" in out
+    assert "Not ready: rank, verify, nuggets, comprehensiveness" in out  # no shipped models at all
