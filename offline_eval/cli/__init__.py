@@ -65,10 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     shown = warnings.formatwarning  # our warnings read as one line, not as a code location
     warnings.formatwarning = lambda message, category, *a, **k: (  # type: ignore[assignment]
-        f"offline-eval: warning: {message}\n" if issubclass(category, UserWarning)
+        f"offline-eval: warning: {message}\n" if issubclass(category, (UserWarning, FutureWarning))
         else shown(message, category, *a, **k))
     try:
         _check_paths(args)
+        if getattr(args, "row_command", False):  # the shared flags of the row commands
+            from offline_eval.cli._shared import run_row_command
+
+            return run_row_command(args)
         return int(args.func(args) or 0)
     except (InputError, ModelError) as exc:
         print(f"offline-eval: error: {exc}", file=sys.stderr)

@@ -7,7 +7,7 @@ from typing import Any
 
 #: arguments that never change a row
 _NOT_COMPARED = {"func", "command", "input", "output", "resume", "quiet", "batch_size", "argv",
-                 "parse_workers"}
+                 "parse_workers", "overwrite", "home", "row_command"}
 
 
 def add_resume_flag(p: argparse.ArgumentParser) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from offline_eval.cli._resume import add_resume_flag, nli_model, run_options
+from offline_eval.cli._shared import add_row_flags
+from offline_eval.cli._resume import nli_model, run_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("onnx", "torch"))
     p.add_argument("--device", choices=("cpu", "cuda"))
     p.add_argument("--batch-size", type=int, default=32)
-    add_resume_flag(p)
+    add_row_flags(p)
     p.set_defaults(func=run)
 
 

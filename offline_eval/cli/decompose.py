@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from offline_eval.cli._resume import add_resume_flag, run_options
+from offline_eval.cli._shared import add_row_flags
+from offline_eval.cli._resume import run_options
 from offline_eval.decomposition.base import GRANULARITIES
 
 
@@ -37,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "adapter folder for SmolLM2-135M (default: models/decomposer-smollm2)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--batch-size", type=int, default=16)
-    add_resume_flag(p)
+    add_row_flags(p)
     p.set_defaults(func=run)
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Iterator
 
-from offline_eval.cli._resume import add_resume_flag, run_options
+from offline_eval.cli._shared import add_row_flags
+from offline_eval.cli._resume import run_options
 from offline_eval.io.items import parse_item
 from offline_eval.io.jsonl import UniqueIds, read_jsonl
 from offline_eval.types import Item, ResponseResult
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                           corpus=corpus_record(args.corpus, None) if args.corpus else None)
     with ResumableWriter(args.output, args.input, options, resume=args.resume) as out:
         done = out.start([it.id for it in items])
-        for row in nugget_rows(items[done:], stage):
+        for row in nugget_rows(items[done:], stage, args.batch_size):
             out.write(row)
     return 0
 
@@ -87,5 +88,5 @@ def add_parser(subparsers: Any) -> None:
                    help="corpus name or folder searched for items without references")
     p.add_argument("-k", type=int, default=5, help="corpus passages per query (default 5)")
     p.add_argument("--no-support", action="store_true", help="skip grading the response")
-    add_resume_flag(p)
+    add_row_flags(p, batch_size=16)
     p.set_defaults(func=run)

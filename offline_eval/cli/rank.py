@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Iterator
 
-from offline_eval.cli._resume import add_resume_flag, run_options
+from offline_eval.cli._shared import add_row_flags
+from offline_eval.cli._resume import run_options
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
 
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with ResumableWriter(args.output, args.input, options, resume=args.resume) as out:
             done = out.start([rid for rid, _, _ in rows])
-            for row in rank_rows(rows[done:], ranker):
+            for row in rank_rows(rows[done:], ranker, args.batch_size):
                 out.write(row)
     finally:
         ranker.close()
@@ -131,5 +132,5 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--parse-workers", type=int, default=None, metavar="N",
                    help="spaCy worker processes parsing claims beside this one (default: one "
                         "fewer than the CPUs, at most 3; 0: parse here only); same output")
-    add_resume_flag(p)
+    add_row_flags(p, batch_size=64)
     p.set_defaults(func=run)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
-import os
 import sys
 from contextlib import contextmanager
 from functools import partial
@@ -12,6 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from offline_eval.decomposition.base import GRANULARITIES
+from offline_eval.cli._shared import data_home, show_progress
 from offline_eval.io.formats import CHOICES
 from offline_eval.io.items import DEFAULT_LIMITS, Limits
 from offline_eval.io.tables import ROW_KINDS
@@ -90,28 +89,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with _data_home(args.home):
+    with data_home(args.home):
         return _run(args)
-
-
-@contextmanager
-def _data_home(home: str | None) -> Iterator[None]:
-    """``--home`` for everything the run reads from a data home (corpora, imported NLI models,
-    the exported embedder), and for Ray workers, which inherit the variable; restored after."""
-    from offline_eval.index.home import ENV_VAR
-
-    if not home:
-        yield
-        return
-    old = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = str(Path(home).expanduser())
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = old
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -294,38 +273,6 @@ def _check_record(args: argparse.Namespace, opts: object, specs: list, items: li
               "already in the output were scored with these flags and models", file=sys.stderr)
     write_record(path, record)
     return record
-
-
-class _Stderr(logging.Handler):
-    """Writes ``offline-eval: MESSAGE`` to the stderr of the moment (tests swap it)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        from tqdm import tqdm
-
-        # through tqdm, so a line said while the bar is drawn does not break it
-        tqdm.write(f"offline-eval: {record.getMessage()}", file=sys.stderr)
-
-
-_HANDLER = _Stderr(logging.INFO)
-
-
-def show_progress(on: bool) -> None:
-    """The library's INFO lines (one per model loaded) on stderr, or none. transformers'
-    own weight-loading bars are silenced either way: the line says the same."""
-    log = logging.getLogger("offline_eval")
-    if on and _HANDLER not in log.handlers:
-        log.addHandler(_HANDLER)
-        log.setLevel(logging.INFO)
-        log.propagate = False   # said once, here, not again by a root handler
-    elif not on and _HANDLER in log.handlers:
-        log.removeHandler(_HANDLER)
-        log.setLevel(logging.NOTSET)
-        log.propagate = True
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # nothing to silence
-        return
-    hf_logging.disable_progress_bar()
 
 
 def _check_sources(args: argparse.Namespace, items: list) -> None:

@@ -21,7 +21,8 @@ import argparse
 import sys
 from typing import Any
 
-from offline_eval.cli._resume import add_resume_flag, nli_model, run_options
+from offline_eval.cli._shared import add_row_flags
+from offline_eval.cli._resume import nli_model, run_options
 
 #: rows verified, then written, at a time: a stopped run keeps every finished chunk
 CHUNK = 1024
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="runtime (default: the model's default)")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
-    add_resume_flag(p)
+    add_row_flags(p)
     p.set_defaults(func=run)
 
 

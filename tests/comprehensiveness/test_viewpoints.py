@@ -113,10 +113,11 @@ def test_cli_passes_the_fact_set(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "load_entailer", lambda *a, **k: lexical)
     monkeypatch.setattr(api, "load_decomposer", lambda *a, **k: None)
     p, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    p.write_text(json.dumps({"id": "1", "query": Q, "sources": [A[1], B[1]], "response": "1874"}) + "\n")
+    p.write_text(json.dumps({"id": "1", "query": Q, "references": [A[1], B[1]], "response": "1874"}) + "\n")
     rows = {}
     for fact_set in ("vital", "all"):
-        assert main(["comprehensiveness", str(p), "-o", str(out), "--facts", fact_set]) == 0
+        assert main(["comprehensiveness", str(p), "-o", str(out), "--facts", fact_set,
+                     "--overwrite"]) == 0
         rows[fact_set] = json.loads(out.read_text())
     assert rows["vital"]["score"] == 0.5 and len(rows["vital"]["missing"]) == 1
     assert set(rows["vital"]) == {"id", "method", "score", "reason", "covered", "missing"}
