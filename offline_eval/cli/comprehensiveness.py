@@ -6,6 +6,7 @@ import argparse
 
 from offline_eval.cli._shared import add_row_flags
 from offline_eval.cli._resume import nli_model, run_options
+from offline_eval.runners.base import BACKENDS, DEVICES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,8 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "conflicting answers being separate viewpoints; all: every "
                         "query-relevant fact, weighted by importance")
     p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded one)")
-    p.add_argument("--backend", choices=("onnx", "torch"))
-    p.add_argument("--device", choices=("cpu", "cuda"))
+    p.add_argument("--backend", choices=BACKENDS)
+    p.add_argument("--device", choices=DEVICES)
     p.add_argument("--batch-size", type=int, default=32)
     add_row_flags(p)
     p.set_defaults(func=run)

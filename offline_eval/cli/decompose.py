@@ -21,6 +21,7 @@ from pathlib import Path
 from offline_eval.cli._shared import add_row_flags
 from offline_eval.cli._resume import run_options
 from offline_eval.decomposition.base import GRANULARITIES
+from offline_eval.runners.base import DEVICES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--decomposer-model", default=None,
                    help="for --decomposer generative: a T5/BART checkpoint folder or a LoRA "
                         "adapter folder for SmolLM2-135M (default: models/decomposer-smollm2)")
-    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--device", choices=DEVICES, default="cpu")
     p.add_argument("--batch-size", type=int, default=16)
     add_row_flags(p)
     p.set_defaults(func=run)

@@ -3,6 +3,7 @@ calibrate NAME|DIR DEV.jsonl [--dry-run] | export-embedding [--src DIR] [--force
 from __future__ import annotations
 
 import argparse
+from offline_eval.runners.base import BACKENDS, DEVICES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,9 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "--name mine).")
     cal.add_argument("model", help="imported model name or folder")
     cal.add_argument("dev", help="labelled claims (JSONL)")
-    cal.add_argument("--backend", choices=("onnx", "torch"), default=None,
+    cal.add_argument("--backend", choices=BACKENDS, default=None,
                      help="runtime to calibrate on (default: the model's default; calibrate on the one you score with)")
-    cal.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: best available")
+    cal.add_argument("--device", choices=DEVICES, default=None, help="default: best available")
     cal.add_argument("--batch-size", type=int, default=32)
     cal.add_argument("--min-overlap", type=float, default=None,
                      help="set the overlap gate before fitting (default: the model's)")

@@ -18,6 +18,7 @@ from offline_eval.cli._shared import add_row_flags
 from offline_eval.cli._resume import run_options
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import UniqueIds, get_field, read_jsonl
+from offline_eval.runners.base import BACKENDS, DEVICES
 
 
 def parse_row(row: dict[str, Any], path: str, line: int) -> tuple[str, str, list[dict[str, Any]]]:
@@ -122,10 +123,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
                    help="output file (default: standard output)")
     p.add_argument("--model-dir", default=None, help="folder holding combiner.json")
-    p.add_argument("--backend", choices=("onnx", "torch"), default=None,
+    p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="embedder runtime (default: onnx when `offline-eval models "
                         "export-embedding` has been run, else torch)")
-    p.add_argument("--device", choices=("cpu", "cuda"), default=None,
+    p.add_argument("--device", choices=DEVICES, default=None,
                    help="default: the best available")
     p.add_argument("--precision", choices=("fp32", "int8"), default=None,
                    help="ONNX precision of the embedder (default fp32, as the ranker was fitted)")

@@ -15,6 +15,7 @@ from offline_eval.io.formats import CHOICES
 from offline_eval.io.items import DEFAULT_LIMITS, Limits
 from offline_eval.io.tables import ROW_KINDS
 from offline_eval.stages.retrieve import RETRIEVALS
+from offline_eval.runners.base import BACKENDS, DEVICES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -42,8 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--decomposer-model", help="T5/BART folder or LoRA adapter folder for --decomposer "
                    "generative (default: models/decomposer-smollm2)")
     p.add_argument("--nli-model", help="NLI model name or folder (default: the embedded nli-minilm)")
-    p.add_argument("--backend", choices=("onnx", "torch"), help="default: the model's measured default")
-    p.add_argument("--device", choices=("cpu", "cuda"), help="default: best available")
+    p.add_argument("--backend", choices=BACKENDS, help="default: the model's measured default")
+    p.add_argument("--device", choices=DEVICES, help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("-k", type=int, default=5, help="evidence passages per claim")
     p.add_argument("--retrieval", choices=RETRIEVALS, default="subject",

@@ -23,6 +23,7 @@ from typing import Any
 
 from offline_eval.cli._shared import add_row_flags
 from offline_eval.cli._resume import nli_model, run_options
+from offline_eval.runners.base import BACKENDS, DEVICES
 
 #: rows verified, then written, at a time: a stopped run keeps every finished chunk
 CHUNK = 1024
@@ -35,9 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="JSONL input")
     p.add_argument("-o", "--output", help="JSONL output (default: stdout)")
     p.add_argument("--nli-model", default=None, help="model name or folder (default: nli-minilm)")
-    p.add_argument("--backend", choices=("onnx", "torch"), default=None,
+    p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="runtime (default: the model's default)")
-    p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: best available")
+    p.add_argument("--device", choices=DEVICES, default=None, help="default: best available")
     p.add_argument("--batch-size", type=int, default=32)
     add_row_flags(p)
     p.set_defaults(func=run)

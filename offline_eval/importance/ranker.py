@@ -137,11 +137,8 @@ class ImportanceRanker:
             raise ModelError(f"combiner was fitted on features {self.combiner.features}, "
                              f"this code computes {FEATURES}")
         if embedder is None:
-            from offline_eval.runners.base import BACKENDS, DEVICES
-            if backend is not None and backend not in BACKENDS:
-                raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-            if device is not None and device not in DEVICES:
-                raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+            from offline_eval.runners.base import check_backend
+            check_backend(backend, device)
         if parse_workers is not None and int(parse_workers) < 0:
             raise ValueError(f"parse_workers must be >= 0, got {parse_workers}")
         self._embedder, self._nlp = embedder, nlp

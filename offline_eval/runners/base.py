@@ -28,19 +28,22 @@ class Runner(Protocol):
     def predict(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> np.ndarray: ...
 
 
-def check_backend(backend: str, device: str = "cpu") -> tuple[str, str]:
-    """Validate a backend/device pair.
+def check_backend(backend: str | None, device: str | None = "cpu") -> tuple[Any, Any]:
+    """Validate a backend/device pair (None, "the default", passes): the one place the
+    valid values are checked.
 
     >>> check_backend("onnx", "cpu")
     ('onnx', 'cpu')
+    >>> check_backend(None, None)
+    (None, None)
     >>> check_backend("tf")
     Traceback (most recent call last):
     ...
     ValueError: unknown backend 'tf'; valid: onnx, torch
     """
-    if backend not in BACKENDS:
+    if backend is not None and backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    if device not in DEVICES:
+    if device is not None and device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
     return backend, device
 

@@ -15,8 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from offline_eval.errors import ModelError
-from offline_eval.runners.base import (BACKENDS, DEVICES, batches_by_length, check_backend,
-                                       load_tokenizer, pad_like)
+from offline_eval.runners.base import batches_by_length, check_backend, load_tokenizer, pad_like
 
 #: Store name of the exported embedding model (``<data home>/models/<name>``).
 EMBEDDING_NAME = "all-minilm-l6-v2"
@@ -316,10 +315,7 @@ def load_embedder(path: str | Path | None = None, backend: str | None = None,
         ValueError: an unknown backend or device, listing the valid values.
         ModelError: missing files, saying how to create them.
     """
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    if device is not None and device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    check_backend(backend, device)
     onnx_dir = Path(path) if path is not None else exported_embedding_path(home)
     if backend is None:
         backend = "onnx" if (onnx_dir / "onnx" / "model.onnx").is_file() else "torch"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from offline_eval.runners.base import BACKENDS, DEVICES
+from offline_eval.runners.base import check_backend
 from offline_eval.runners.pairs import PairClassifier
 
 
@@ -29,10 +29,7 @@ def load_runner(path: str | Path, backend: str | None = None, device: str | None
     from offline_eval.modelstore import MANIFEST, verify_model
 
     path = Path(path)
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    if device is not None and device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; valid: {', '.join(DEVICES)}")
+    check_backend(backend, device)
     # a folder with a manifest is checked file by file before anything is loaded
     manifest = verify_model(path) if (path / MANIFEST).is_file() else {}
     backend, precision = resolve_backend(path, manifest, backend, device, precision)
@@ -96,8 +93,7 @@ def resolve_backend(path: Path, manifest: dict, backend: str | None, device: str
     if backend is None:
         backend = manifest.get("default_backend") if manifest else None
         backend = backend or ("onnx" if (path / "onnx").is_dir() else "torch")
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    check_backend(backend, None)
     if backend != "onnx":
         return backend, precision
     cuda = device == "cuda" or (device is None and ort_has_cuda())
