@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "{id, doc_id, title, url, score, found_by, why, text}.")
     p.add_argument("name", help="corpus name in the data home, or a corpus folder")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="number of passages (default 10)")
+    p.add_argument("-k", type=int, default=5, help="number of passages (default 5, as in score)")
     p.add_argument("--retrieval", choices=("bm25", "subject"), default="bm25",
                    help="bm25 (default), or subject: the text is a claim, and its linked "
                         "subject's passages come first, as score gathers evidence")
