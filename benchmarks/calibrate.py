@@ -54,7 +54,7 @@ def main() -> int:
         with dev_path.open("w", encoding="utf-8") as out:
             for i, line in enumerate(WICE.open(encoding="utf-8")):
                 r = json.loads(line)
-                out.write(json.dumps({"id": i, "claim": r["claim"], "evidence": [" ".join(r["evidence"])],
+                out.write(json.dumps({"id": i, "claim": r["claim"], "references": [" ".join(r["evidence"])],
                                       "label": r["label"]}) + "\n")
         dev = read_dev(dev_path)
         runner = load_runner(args.model)

@@ -25,6 +25,10 @@ class InputError(OfflineEvalError, ValueError):
         super().__init__(f"{where}{what}{message}")
 
 
+class RenamedFieldWarning(FutureWarning):
+    """An input used a field's older name (read for one release; see CHANGELOG.md)."""
+
+
 class ModelError(OfflineEvalError):
     """A model is missing, corrupt, tampered with, or has unusable labels."""
 

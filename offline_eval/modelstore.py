@@ -40,7 +40,9 @@ def shipped_dir() -> Path:
     """The shipped models: ``offline_eval/_models`` in an installed wheel (setup.py copies
     them in), else the checkout's ``models/`` (an editable install, or the source tree)."""
     inside = Path(__file__).resolve().parent / "_models"
-    return inside if inside.is_dir() else Path(__file__).resolve().parent.parent / "models"
+    if (inside / DEFAULT_NLI / MANIFEST).is_file():
+        return inside
+    return Path(__file__).resolve().parent.parent / "models"
 
 
 def sha256_file(path: Path) -> str:
@@ -129,7 +131,13 @@ def list_models() -> list[ModelInfo]:
     out = []
     for origin, root in (("shipped", shipped_dir()), ("imported", data_home() / "models")):
         for d in sorted(root.glob("*/")) if root.is_dir() else []:
-            m = read_manifest(d, required=False)
+            try:
+                m = read_manifest(d, required=False)
+            except ModelError as exc:  # one broken folder does not hide the others
+                import warnings
+
+                warnings.warn(str(exc), UserWarning, stacklevel=2)
+                continue
             if m:
                 out.append(ModelInfo(d.name, d, origin, tuple(m.get("labels", ())), len(m.get("files", {}))))
     return out

@@ -1,9 +1,11 @@
 """Packaging: the version is written once, and the wheel carries every shipped model file
-its manifest lists (and nothing of the training recipes), so an install scores anywhere."""
+its manifest lists (the ranker's manifest lists its training scripts, so they ride along
+as data), so an install scores anywhere."""
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -32,8 +34,14 @@ def test_the_checkout_reads_its_own_models_folder():
 
 def test_the_wheel_carries_the_models_of_the_manifests(tmp_path):
     pytest.importorskip("setuptools")
+    src = tmp_path / "src"  # the tracked files only, so no build/ leftover reaches the wheel
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    for rel in filter(None, listed.stdout.decode().split("\0")):
+        if (ROOT / rel).is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / rel, src / rel)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
-                    "--no-build-isolation", "-w", str(tmp_path), str(ROOT)], check=True,
+                    "--no-build-isolation", "-w", str(tmp_path), str(src)], check=True,
                    cwd=tmp_path, capture_output=True)
     [wheel] = tmp_path.glob("offline_eval-*.whl")
     with zipfile.ZipFile(wheel) as z:
@@ -44,5 +52,7 @@ def test_the_wheel_carries_the_models_of_the_manifests(tmp_path):
                 name = f"offline_eval/_models/{manifest.parent.name}/{rel}"
                 assert hashlib.sha256(z.read(name)).hexdigest() == sha, name
             assert f"offline_eval/_models/{manifest.parent.name}/manifest.json" in names
-        assert not [n for n in names if "recipes" in n or n.startswith("models/")]
+        # nothing of the checkout but the package: no recipes, no benchmarks, no tests
+        assert not [n for n in names if n.split("/")[0] in ("models", "benchmarks", "tests")
+                    or "recipes" in n]
         assert "offline_eval/py.typed" in names

@@ -12,7 +12,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from offline_eval.errors import InputError, ModelError, OfflineEvalError
+from offline_eval.errors import InputError, ModelError, OfflineEvalError, RenamedFieldWarning
 
 # One line per subcommand module; order is the order in --help.
 COMMANDS: tuple[str, ...] = (
@@ -50,7 +50,8 @@ def _check_paths(args: argparse.Namespace) -> None:
     ins = [getattr(args, "input", None), *(getattr(args, "inputs", None) or ()), getattr(args, "dev", None)]
     out = getattr(args, "output", None)
     folder = getattr(args, "engine", None) == "ray"  # score --engine ray writes a folder
-    check_paths([getattr(args, "summary", None), getattr(args, "html", None), None if folder else out],
+    check_paths([getattr(args, "summary", None), getattr(args, "html", None),
+                 getattr(args, "table", None), None if folder else out],
                 [i for i in ins if isinstance(i, str)], [out] if folder else [])
 
 
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     shown = warnings.formatwarning  # our warnings read as one line, not as a code location
     warnings.formatwarning = lambda message, category, *a, **k: (  # type: ignore[assignment]
-        f"offline-eval: warning: {message}\n" if issubclass(category, (UserWarning, FutureWarning))
+        f"offline-eval: warning: {message}\n" if issubclass(category, (UserWarning, RenamedFieldWarning))
         else shown(message, category, *a, **k))
     try:
         _check_paths(args)

@@ -39,7 +39,7 @@ def run_row_command(args: argparse.Namespace) -> int:
         raise InputError("--batch-size must be positive")
     out = args.output
     if out and out != "-" and not args.resume and not args.overwrite and Path(out).is_file() \
-            and not str(Path(out).resolve()).startswith(("/dev/", "/proc/")):
+            and not os.path.abspath(out).startswith(("/dev/", "/proc/")):
         with open(out, "rb") as fh:
             if any(line.strip() for line in fh):
                 raise InputError("already holds rows; pass --resume to continue a stopped run "

@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "threshold by 5-fold CV on labelled claims, report the CV balanced accuracy next to "
                     "word overlap, coverage only and NLI only, and store them in the model's "
                     "verifier.json (the manifest is rewritten). Rows: {\"id\", \"claim\", "
-                    "\"evidence\": [str, ...], \"label\"}; label supported | partially_supported | "
+                    "\"references\": [str, ...], \"label\"}; label supported | partially_supported | "
                     "not_supported | unverifiable | contradicted (or true / false). With 10+ "
                     "contradicted claims the contradict threshold is fitted too. Shipped models are "
                     "read-only: import a copy first (offline-eval models import models/nli-minilm "

@@ -121,6 +121,12 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("-o writes the resumable JSONL rows; for a CSV or Parquet table add "
                          f"--table {args.output}", path=args.output)
     if args.table:
+        if Path(args.table).suffix.lower() in (".parquet", ".pq"):
+            try:
+                import pyarrow  # noqa: F401  (before the run, not after it)
+            except ImportError:
+                raise InputError("--table FILE.parquet needs pyarrow: pip install "
+                                 "'offline-eval[tables]'") from None
         if not is_table(args.table):
             raise InputError("--table: a table file ends in .csv, .tsv, .parquet or .pq",
                              path=args.table)
@@ -196,8 +202,9 @@ def _native_input(args: argparse.Namespace, fmt: str) -> str:
     out.mkdir(parents=True, exist_ok=True)
     native = out / "input.native.jsonl"
     with native.open("w", encoding="utf-8") as fh:
-        for line, row in read_rows(args.input):
-            fh.write(json.dumps(to_native(row, fmt, args.input, line), ensure_ascii=False) + "\n")
+        for n, (line, row) in enumerate(read_rows(args.input), 1):
+            fh.write(json.dumps(to_native(row, fmt, args.input, line, n), ensure_ascii=False)
+                     + "\n")
     return str(native)
 
 

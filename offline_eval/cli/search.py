@@ -1,4 +1,4 @@
-"""``offline-eval search NAME "text" [-k 10] [--retrieval bm25|subject] [--json]``: search a
+"""``offline-eval search NAME "text" [-k 5] [--retrieval bm25|subject] [--json]``: search a
 corpus by BM25, or the way ``score`` gathers a claim's evidence (``--retrieval subject``)."""
 from __future__ import annotations
 

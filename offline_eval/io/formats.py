@@ -7,14 +7,16 @@ format         fields read (the first of each ``a``/``b`` pair that is present)
 ``factscore``  ``topic``, ``output``, ``input``? (the prompt; else the topic is the query)
 ``veriscore``  ``question``, ``response``
 ``ragas``      ``user_input``/``question``, ``response``/``answer``,
-               ``retrieved_contexts``/``contexts``?, ``reference``? (kept as one more
-               reference, id ``reference``: the ground-truth answer is evidence too)
+               ``retrieved_contexts``/``contexts``?, ``reference``/``ground_truth``? (kept
+               as one more reference, id ``reference``: the ground-truth answer is
+               evidence too)
 ``nuggetizer`` ``query`` ``{qid, text}``, ``candidates`` ``[{docid, doc: {segment, title?}}]``
                (or ``{docid, segment, title?}``), ``answer``/``response`` (a string, or a
                list of ``{text}`` sentences as TREC RAG writes them)
 =============  ===============================================================================
 
-A peer row without ``id`` takes its line number (its row number in a table) as id. Fields
+A peer row without ``id`` takes its place in the input as id: ``"1"`` for the first row
+(of a JSONL file, a table or a DataFrame alike). Fields
 the format does not read are kept in the row, as in a native row (``--group-by`` can name
 them). Errors name the peer format's own field: ``in.jsonl:3: field 'output': missing
 required field (factscore format)``.
@@ -65,8 +67,9 @@ def unknown_format(row: Mapping[str, Any]) -> str:
 class _Row:
     """Field access that names the peer format in its errors."""
 
-    def __init__(self, row: Mapping[str, Any], fmt: str, path: str, line: int) -> None:
-        self.row, self.fmt, self.path, self.line = row, fmt, path, line
+    def __init__(self, row: Mapping[str, Any], fmt: str, path: str, line: int,
+                 ordinal: int) -> None:
+        self.row, self.fmt, self.path, self.line, self.ordinal = row, fmt, path, line, ordinal
         self.used: set[str] = set()
 
     def error(self, field: str, reason: str) -> InputError:
@@ -89,11 +92,12 @@ class _Row:
         return None
 
     def native(self, query: str, response: str, references: list | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.row.get("id", str(self.line)), "query": query,
+        out: dict[str, Any] = {"id": self.row.get("id", str(self.ordinal)), "query": query,
                                "response": response}
-        if references is not None:
+        self.used.update({"id", "query", "response"})
+        if references is not None:  # else a row's own "references" are read as they are
             out["references"] = references
-        self.used.update({"id", "query", "response", "references"})
+            self.used.add("references")
         out.update({k: v for k, v in self.row.items() if k not in self.used})
         return out
 
@@ -101,7 +105,10 @@ class _Row:
 def _factscore(r: _Row) -> dict[str, Any]:
     topic = r.get("topic")
     prompt = r.get("input", required=False)
-    return r.native(prompt if prompt and prompt.strip() else topic, r.get("output"))
+    if prompt and prompt.strip():
+        r.used.discard("topic")  # the query is the prompt; the topic stays in the row
+        return r.native(prompt, r.get("output"))
+    return r.native(topic, r.get("output"))
 
 
 def _veriscore(r: _Row) -> dict[str, Any]:
@@ -121,7 +128,7 @@ def _ragas(r: _Row) -> dict[str, Any]:
     contexts = _texts(r, names[0], r.get(*names, kind=list)) if names else []
     r.used.update({"retrieved_contexts", "contexts"})
     refs: list[Any] = list(contexts)
-    reference = r.get("reference", required=False)
+    reference = r.get("reference", "ground_truth", required=False)
     if reference and reference.strip():
         refs.append({"id": "reference", "text": reference, "title": "reference answer"})
     return r.native(query, response, refs if refs else None)
@@ -160,10 +167,13 @@ _CONVERT: dict[str, Callable[[_Row], dict[str, Any]]] = {
     "factscore": _factscore, "veriscore": _veriscore, "ragas": _ragas, "nuggetizer": _nuggetizer}
 
 
-def to_native(row: Mapping[str, Any], fmt: str, path: str, line: int) -> dict[str, Any]:
-    """``row``, written in ``fmt``, as a native ``score`` row (not yet validated)."""
+def to_native(row: Mapping[str, Any], fmt: str, path: str, line: int,
+              ordinal: int | None = None) -> dict[str, Any]:
+    """``row``, written in ``fmt``, as a native ``score`` row (not yet validated);
+    ``ordinal`` is the row's place in the input (default ``line``), a peer row's id when it
+    has none."""
     if fmt == "native":
         return dict(row)
     if fmt not in _CONVERT:
         raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(CHOICES)}")
-    return _CONVERT[fmt](_Row(row, fmt, path, line))
+    return _CONVERT[fmt](_Row(row, fmt, path, line, line if ordinal is None else ordinal))

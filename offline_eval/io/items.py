@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import ReferencesField, UniqueIds, get_field
+from offline_eval.io.jsonl import UniqueIds, get_field
 from offline_eval.types import Item, Reference
 
 
@@ -107,7 +107,7 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
     if date is not None and not _ISO_DATE.match(date):
         raise InputError(f"{date!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)",
                          path=path, line=line, field="date")
-    key = ReferencesField(path).key(row, line)
+    key = "references"
     refs = get(key, list, default=[], nullable=True) or []
     if key in row and not refs:
         notes.append("references is empty, so this row is checked against the corpus")
@@ -132,7 +132,7 @@ def parse_item(row: Mapping[str, Any], path: str, line: int,
                 meta=meta, warnings=tuple(notes))
 
 
-def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any",
+def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any] | Item]",
                limits: Limits = DEFAULT_LIMITS, fmt: str = "native",
                chosen: Callable[[str], None] | None = None) -> list[Item]:
     """Read and validate every row; duplicate ids are an error naming both lines.
@@ -156,8 +156,8 @@ def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
     else:
         source, rows = "<items>", enumerate(path, 1)
     items: list[Item] = []
-    unique, refs = UniqueIds(source), ReferencesField(source)
-    for line, row in rows:
+    unique = UniqueIds(source)
+    for n, (line, row) in enumerate(rows, 1):
         if isinstance(row, Item):  # already validated (a Python caller's records)
             unique(row.id, line)
             items.append(row)
@@ -171,10 +171,7 @@ def read_items(path: "str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
                 raise InputError(unknown_format(row), path=source, line=line)
             if chosen:
                 chosen(fmt)
-        native = to_native(row, fmt, source, line)
-        refs.key(native, line)
-        item = parse_item(native, source, line, limits)
+        item = parse_item(to_native(row, fmt, source, line, n), source, line, limits)
         unique(item.id, line)
         items.append(item)
-    refs.note()
     return items

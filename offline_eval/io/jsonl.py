@@ -112,10 +112,12 @@ class ReferencesField:
         """One warning per older name the file used."""
         import warnings
 
+        from offline_eval.errors import RenamedFieldWarning
+
         for key in sorted(self.used):
             warnings.warn(f"{self.path}: field {key!r} is read as 'references', its name in every "
                           "command; the old name is kept for one release (CHANGELOG.md)",
-                          FutureWarning, stacklevel=2)
+                          RenamedFieldWarning, stacklevel=2)
 
 
 class UniqueIds:

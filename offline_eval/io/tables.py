@@ -4,9 +4,10 @@ Reading gives ``(line, row)`` pairs as :func:`~offline_eval.io.jsonl.read_jsonl`
 every reader validates a table as it validates JSONL. ``line`` is the CSV line a record
 starts on (a header is line 1) and, for Parquet and DataFrames, the 1-based row number.
 In CSV a cell is text: an empty cell is an absent field (empty text in a text column such
-as ``query`` or ``response``: :data:`TEXT_COLUMNS`), and a cell that holds a JSON list or
-object (``references``, ``retrieved_contexts``, ...) is decoded. Parquet keeps its types:
-a list column is a list.
+as ``query`` or ``response``: :data:`TEXT_COLUMNS`), and a cell outside those columns that
+holds a JSON list or object (``references``, ``retrieved_contexts``, ...) is decoded; a
+stray quote is an error, not a cell that swallows the rows after it. Parquet keeps its types:
+a list column is a list, a null is an absent field, a date is ISO text.
 
 Writing flattens each output row: an object becomes dotted columns (``metrics.vital_precision``,
 ``audit.verdict``) and a list a JSON string, so nothing is lost and a spreadsheet reads it.
@@ -74,7 +75,7 @@ def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh, delimiter=delimiter)
+            reader = csv.reader(fh, delimiter=delimiter, strict=True)  # a stray quote is an error
             header = next(reader, None)
             if header is None:
                 return
@@ -89,8 +90,8 @@ def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if len(cells) != len(header):
                     raise InputError(f"{len(cells)} cells for {len(header)} columns",
                                      path=str(path), line=line)
-                yield line, {k: _cell(v) for k, v in zip(header, cells)
-                             if v != "" or k in TEXT_COLUMNS}
+                yield line, {k: v if k in TEXT_COLUMNS else _cell(v)
+                             for k, v in zip(header, cells) if v != "" or k in TEXT_COLUMNS}
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 ({exc.reason})", path=str(path)) from None
     except csv.Error as exc:
@@ -107,10 +108,24 @@ def _read_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except Exception as exc:  # pyarrow raises ArrowInvalid and OSError subclasses
         raise InputError(f"unreadable Parquet ({exc})", path=str(path)) from None
     line = 0
-    for batch in pf.iter_batches(batch_size=1024):  # bounded memory on a large file
+    for batch in pf.iter_batches(batch_size=1024):  # read a batch at a time
         for row in batch.to_pylist():
             line += 1
-            yield line, {k: v for k, v in row.items() if v is not None}
+            yield line, _plain(row)
+
+
+def _plain(value: Any) -> Any:
+    """A value of a typed table as JSON would give it: nulls are absent fields (a struct's
+    missing keys too), dates and times ISO text."""
+    import datetime
+
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return value
 
 
 def frame_rows(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -120,14 +135,17 @@ def frame_rows(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         import pyarrow as pa
     except ImportError:
         raise _needs() from None
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    try:  # a named index (``df.set_index("id")``) stays a column
+        table = pa.Table.from_pandas(frame, preserve_index=None)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"a column pyarrow cannot type ({exc})", path="<DataFrame>") from None
     for n, row in enumerate(table.to_pylist(), 1):
-        yield n, {k: v for k, v in row.items() if v is not None}
+        yield n, _plain(row)
 
 
 def is_frame(obj: Any) -> bool:
     """A pandas DataFrame, told without importing pandas."""
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict") and hasattr(obj, "columns")
+    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 
 
 def flatten(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -20,7 +20,7 @@ threshold; a logistic regression on the coverage features alone; the NLI feature
 so you see what the model adds to word overlap on your data before you trust it, and the
 balanced accuracy the model's current config had on the same claims.
 
-Dev rows: ``{"id", "claim", "evidence": [str, ...], "label"}`` with ``label`` one of
+Dev rows: ``{"id", "claim", "references": [str, ...], "label"}`` (``evidence``, the older name, is read too) with ``label`` one of
 :data:`LABELS` (or ``true`` / ``false``); ``supported`` is the positive class.
 
 >>> y = np.array([0, 0, 0, 1, 1, 1, 0, 1])

@@ -128,15 +128,16 @@ def load_config(model_dir: str | Path | None, purpose: str = "claims") -> Verify
         d = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelError(f"{path}: unreadable ({exc})") from None
-    _known_keys(path, d, {"thresholds", "combiner", "nuggets"}, "")
-    prefix = ""
-    if purpose == "nuggets" and isinstance(d.get("nuggets"), dict):
-        d, prefix = d["nuggets"], "nuggets."
-        _known_keys(path, d, {"thresholds", "combiner"}, prefix)
-    elif purpose not in ("claims", "nuggets"):
+    if purpose not in ("claims", "nuggets"):
         raise ValueError(f"purpose must be 'claims' or 'nuggets', not {purpose!r}")
     names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
-    _known_keys(path, d.get("thresholds") or {}, names, prefix + "thresholds.")
+    _known_keys(path, d, {"thresholds", "combiner", "nuggets"}, "")
+    _known_keys(path, d.get("thresholds") or {}, names, "thresholds.")
+    if d.get("nuggets") is not None:  # the whole file is checked, whichever block is read
+        _known_keys(path, d["nuggets"], {"thresholds", "combiner"}, "nuggets.")
+        _known_keys(path, d["nuggets"].get("thresholds") or {}, names, "nuggets.thresholds.")
+    if purpose == "nuggets" and d.get("nuggets") is not None:
+        d = d["nuggets"]
     kw = dict(d.get("thresholds") or {})
     comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None
     if comb is not None and "coverage_sentences" not in kw:

@@ -142,3 +142,45 @@ def test_unreadable_tables_are_input_errors(tmp_path):
         read_items(bad)
     with pytest.raises(InputError, match="no such file"):
         read_items(tmp_path / "missing.csv")
+
+
+def test_csv_stray_quote_is_an_error_and_text_columns_are_never_decoded(tmp_path):
+    p = tmp_path / "in.csv"
+    p.write_text('id,query,response\n1,q,"oops\n2,q,r2\n3,q,r3\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"in.csv: unreadable CSV"):
+        read_items(p)
+    p.write_text('id,query,response,references\n1,q,"[1, 2]","[""a passage""]"\n', encoding="utf-8")
+    [item] = read_items(p)
+    assert item.response == "[1, 2]" and [r.text for r in item.references] == ["a passage"]
+
+
+def test_typed_tables_nested_nulls_dates_and_named_index(tmp_path):
+    import datetime
+
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    df = pd.DataFrame([
+        {"id": "a", "query": Q, "response": A, "date": datetime.date(2024, 5, 1),
+         "references": [{"id": "d1", "text": CTX[0]}, {"text": CTX[1], "title": "Curie"}]}])
+    path = tmp_path / "in.parquet"
+    df.to_parquet(path)
+    [item] = read_items(path)
+    assert item.date == "2024-05-01"
+    assert [(r.id, r.text, r.title) for r in item.references] == [("d1", CTX[0], None),
+                                                                  ("ref1", CTX[1], "Curie")]
+    [same] = read_items(df.set_index("id"))  # a named index is the id column
+    assert same == item
+
+
+def test_peer_ids_count_rows_and_peer_rows_keep_their_own_references(tmp_path):
+    p = tmp_path / "in.csv"
+    p.write_text("question,response\nq1,a1\nq2,a2\n", encoding="utf-8")
+    assert [it.id for it in read_items(p, fmt="veriscore")] == ["1", "2"]  # not CSV lines 2, 3
+    [item] = read_items([{"question": Q, "response": A, "references": CTX}], fmt="veriscore")
+    assert [r.text for r in item.references] == CTX
+    [item] = read_items([{"topic": "Marie Curie", "input": "Tell me a bio of Marie Curie.",
+                          "output": A}], fmt="factscore")
+    assert item.query == "Tell me a bio of Marie Curie." and item.meta == {"topic": "Marie Curie"}
+    [item] = read_items([{"question": Q, "answer": A, "contexts": CTX, "ground_truth": "Warsaw."}],
+                        fmt="auto")
+    assert item.references[-1].text == "Warsaw."

@@ -167,9 +167,9 @@ def test_unknown_keys_in_a_model_folder_are_errors_naming_file_and_key(tmp_path)
     with pytest.raises(ModelError, match=r"verifier.json: unknown key 'thresholds.suport' \(known: .*support"):
         load_config(tmp_path)
     (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {}, "nuggets": {"combinr": None}}))
-    load_config(tmp_path)  # the claims' decision does not read the nuggets block
-    with pytest.raises(ModelError, match=r"unknown key 'nuggets.combinr'"):
-        load_config(tmp_path, "nuggets")
+    for purpose in ("claims", "nuggets"):  # the whole file is checked, whichever block is read
+        with pytest.raises(ModelError, match=r"unknown key 'nuggets.combinr'"):
+            load_config(tmp_path, purpose)
     (tmp_path / "verifier.json").write_text(json.dumps({"thresholds": {"support": 0.6}, "calibrated": 1}))
     with pytest.raises(ModelError, match=r"unknown key 'calibrated'"):
         load_config(tmp_path)
