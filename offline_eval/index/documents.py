@@ -1,11 +1,14 @@
 """Readers that turn user input into :class:`~offline_eval.index.chunk.Document`.
 
-Two input shapes are accepted:
+Input shapes accepted:
 
 - a JSONL file, one ``{"id", "title"?, "text", "url"?}`` object per line (``.jsonl``);
-- a folder of ``.txt``, ``.md`` and ``.html``/``.htm`` files, read recursively in sorted
-  order. The id is the path relative to the folder; the title is the first Markdown
-  ``# heading`` or the HTML ``<title>``, else the file name without its suffix.
+- a folder of ``.txt``, ``.md``, ``.html``/``.htm``, ``.pdf`` and ``.docx`` files, read
+  recursively in sorted order. The id is the path relative to the folder; the title is a
+  Markdown file's front matter ``title`` (its ``url`` too; the block is not text), its
+  first ``# heading``, or the HTML ``<title>``, else the file name without its suffix;
+- the knowledge bases of :mod:`offline_eval.index.kb`: FActScore's SQLite database, a
+  MediaWiki XML dump, DPR's TSV, CSV and Parquet tables.
 
 Files that are not valid UTF-8 and documents with no text are skipped; the reader
 counts them in :attr:`DocumentReader.skipped` and emits one warning naming them.
@@ -27,7 +30,7 @@ from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
 from offline_eval.io.jsonl import get_field, read_jsonl
 
-FOLDER_SUFFIXES: tuple[str, ...] = (".txt", ".md", ".markdown", ".html", ".htm")
+FOLDER_SUFFIXES: tuple[str, ...] = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 
 
 class _HTMLText(HTMLParser):
@@ -98,7 +101,14 @@ class DocumentReader:
 
     def __iter__(self) -> Iterator[Document]:
         self.skipped = []
-        docs = self._folder() if self.path.is_dir() else self._jsonl()
+        from offline_eval.index.kb import kind_of, read_file
+
+        if self.path.is_dir():
+            docs = self._folder()
+        elif kind_of(self.path):
+            docs = read_file(self.path, self.skipped)
+        else:
+            docs = self._jsonl()
         yield from docs
         if self.skipped:
             shown = ", ".join(f"{p} ({r})" for p, r in self.skipped[:10])
@@ -128,19 +138,30 @@ class DocumentReader:
         files = sorted(p for p in self.path.rglob("*")
                        if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES
                        and not any(part.startswith(".") for part in p.relative_to(self.path).parts))
+        from offline_eval.index.kb import BINARY_SUFFIXES, binary_text, strip_front_matter
+
         for f in files:
             rel = f.relative_to(self.path).as_posix()
+            if f.suffix.lower() in BINARY_SUFFIXES:
+                text = binary_text(f, self.skipped)
+                if text is not None:
+                    yield Document(rel, text, f.stem, None)
+                continue
             try:
                 raw = f.read_bytes().decode("utf-8")
             except UnicodeDecodeError as exc:
                 self.skipped.append((str(f), f"not valid UTF-8 at byte {exc.start}"))
                 continue
             raw = raw.lstrip("\ufeff")
+            meta: dict[str, str] = {}
             if f.suffix.lower() in (".html", ".htm"):
                 title, text = html_to_text(raw)
+            elif f.suffix.lower() == ".txt":
+                title, text = "", raw
             else:
-                title, text = (_markdown_title(raw) if f.suffix.lower() != ".txt" else ""), raw
+                meta, text = strip_front_matter(raw)
+                title = meta.get("title") or _markdown_title(text)
             if not text.strip():
                 self.skipped.append((str(f), "empty text"))
                 continue
-            yield Document(rel, text, title or f.stem, None)
+            yield Document(rel, text, title or f.stem, meta.get("url") or None)

@@ -54,14 +54,15 @@ def test_folder_reader_skips_and_counts_undecodable_files(tmp_path):
         "<script>var x;</script></body></html>")
     (tmp_path / "bad.txt").write_bytes(b"caf\xe9 latin-1")
     (tmp_path / "empty.md").write_text("   ")
-    (tmp_path / "ignored.pdf").write_bytes(b"%PDF")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF")  # a corrupt PDF is skipped, named
     reader = DocumentReader(tmp_path)
-    with pytest.warns(UserWarning, match=r"skipped 2 input\(s\): .*bad.txt \(not valid UTF-8"):
+    with pytest.warns(UserWarning, match=r"skipped 3 input\(s\): .*bad.txt \(not valid UTF-8.*"
+                                         r"broken.pdf \(unreadable"):
         docs = list(reader)
     assert [(d.id, d.title, d.text) for d in docs] == [
         ("a.txt", "a", "Plain text file."), ("b.md", "Bee", "# Bee\nBees make honey."),
         ("sub/c.html", "Sea", "Salt water.")]
-    assert len(reader.skipped) == 2
+    assert len(reader.skipped) == 3
 
 
 def test_html_to_text_blocks_and_entities():
