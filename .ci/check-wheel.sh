@@ -11,7 +11,8 @@ PIP_FROM=${PIP_FROM:-}   # e.g. "--no-index --find-links wheelhouse" on an air-g
 
 make wheel DIST="$TMP/dist"
 WHEEL=$(ls "$TMP"/dist/offline_eval-*.whl)
-tar -tzf "$TMP"/dist/offline_eval-*.tar.gz | grep -q "models/nli-minilm/model.safetensors"
+tar -tzf "$TMP"/dist/offline_eval-*.tar.gz > "$TMP/sdist.txt"   # the wheel was built from it
+grep -q "models/nli-minilm/model.safetensors" "$TMP/sdist.txt"
 echo "wheel: $(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1))"
 python3 -m venv "$TMP/venv"
 "$TMP/venv/bin/python" -m pip install -q $PIP_FROM torch==2.13.0
