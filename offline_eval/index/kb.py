@@ -1,137 +1,166 @@
-"""Knowledge bases users already have, read as :class:`~offline_eval.index.chunk.Document`.
+"""What ``corpus build --from`` reads, told apart in one place (:data:`FORMATS`, :func:`kind_of`).
 
 =========================  ==================================================================
 ``--from``                 read as
 =========================  ==================================================================
+a folder                   ``.txt``/``.md``/``.html``/``.pdf``/``.docx`` files (see
+                           :mod:`offline_eval.index.documents`)
+``.jsonl``                 one ``{"id", "text", "title"?, "url"?}`` object per line
 ``.db``, ``.sqlite``       FActScore's database: table ``documents(title, text)``; id = title;
-                           its ``<s>...</s>`` passage marks are removed (opened read-only)
-``.xml``, ``.xml.bz2``     a MediaWiki dump, streamed: article pages (namespace 0), redirects
-                           skipped, markup stripped with mwparserfromhell; id = title
+                           its ``####SPECIAL####SEPARATOR####`` passage breaks become blank
+                           lines and its ``<s>...</s>`` marks are removed (opened read-only)
+``.xml``, ``.xml.bz2``     a MediaWiki dump, streamed (:mod:`offline_eval.index.mediawiki`)
 ``.tsv``                   DPR's ``psgs_w100.tsv`` (``id``, ``text``, ``title`` columns)
 ``.csv``, ``.parquet``     a table with ``id``, ``text``, and ``title``/``url`` optional
-``.pdf``, ``.docx``        in a folder, beside ``.txt``/``.md``/``.html`` (pypdf, python-docx)
 =========================  ==================================================================
 
-Every reader streams: one document at a time, so memory does not grow with the input.
-A page, file or row that cannot be read is skipped and counted (``skipped``), never a crash.
+A file with another suffix is told by its first bytes (an SQLite header, a ``<mediawiki``
+element, a JSON object), else refused with an :class:`~offline_eval.errors.InputError`
+that lists these formats. Every reader streams: one document at a time, so memory does
+not grow with the input. A page, file or row that cannot be read is skipped and counted
+(``skipped``), never a crash.
 
 >>> strip_front_matter("---\\ntitle: Alpha\\nurl: https://a.example\\n---\\nAlpha is first.")
 ({'title': 'Alpha', 'url': 'https://a.example'}, 'Alpha is first.')
+>>> kind_of(Path("psgs_w100.tsv")), kind_of(Path("enwiki-20230401.db"))
+('table', 'sqlite')
 """
 from __future__ import annotations
 
-import bz2
-import csv
 import re
 import sqlite3
-import sys
+import urllib.parse
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
 
-SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
-TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+Skipped = list  # of (where, why)
+#: kind -> what it is, for ``--help`` and the error naming an unknown format
+FORMATS: dict[str, str] = {
+    "folder": "a folder of .txt/.md/.html/.pdf/.docx files",
+    "jsonl": "a JSONL file of {id, text, title?, url?}",
+    "sqlite": "FActScore's SQLite database (.db/.sqlite, table documents(title, text))",
+    "mediawiki": "a MediaWiki XML dump (.xml, .xml.bz2)",
+    "table": "DPR's psgs_w100.tsv, or a .csv/.tsv/.parquet with id, text, title?, url?",
+}
+SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".db": "sqlite",
+                            ".sqlite": "sqlite", ".sqlite3": "sqlite", ".csv": "table",
+                            ".tsv": "table", ".parquet": "table", ".pq": "table"}
 #: files a folder may hold besides text: read with the ``kb`` extra's libraries
 BINARY_SUFFIXES = (".pdf", ".docx")
-_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+FACTSCORE_SEPARATOR = "####SPECIAL####SEPARATOR####"
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
 _PASSAGE_MARK = re.compile(r"</?s>")
-Skipped = list  # of (where, why)
 
 
 def _needs(lib: str) -> ImportError:
     return ImportError(f"reading this needs {lib}: pip install 'offline-eval[kb]'")
 
 
-def kind_of(path: Path) -> str | None:
-    """The reader of a file by its suffix: sqlite, mediawiki, table, or None (JSONL)."""
-    name = path.name.lower()
-    if name.endswith((".xml", ".xml.bz2")):
+def kind_of(path: Path) -> str:
+    """The key of :data:`FORMATS` that reads ``path``: by suffix, else by content.
+
+    Raises:
+        InputError: naming the file and listing the formats, when none reads it.
+    """
+    from offline_eval.index.mediawiki import is_dump
+
+    if path.is_dir():
+        return "folder"
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind:
+        return kind
+    if is_dump(path):
         return "mediawiki"
-    if path.suffix.lower() in SQLITE_SUFFIXES:
+    with path.open("rb") as fh:
+        head = fh.read(16)
+    if head.startswith(b"SQLite format 3\x00"):
         return "sqlite"
-    if path.suffix.lower() in TABLE_SUFFIXES:
-        return "table"
-    return None
+    if not head.lstrip(b"\xef\xbb\xbf \t\r\n") or head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+        return "jsonl"  # an empty file reads as no documents (a clear error when building)
+    raise InputError("not a format `corpus build --from` reads; it reads " + describe(),
+                     path=str(path))
 
 
 def read_file(path: Path, skipped: Skipped) -> Iterator[Document]:
-    """The documents of one knowledge-base file (:func:`kind_of` is not None)."""
-    kind = kind_of(path)
-    if kind == "sqlite":
-        return _sqlite(path, skipped)
-    if kind == "mediawiki":
-        return _mediawiki(path, skipped)
-    return _table(path, skipped)
+    """The documents of one file (not a folder), by :func:`kind_of`."""
+    return _READERS[kind_of(path)](path, skipped)
+
+
+def _jsonl(path: Path, skipped: Skipped) -> Iterator[Document]:
+    from offline_eval.io.jsonl import get_field, read_jsonl
+
+    seen: set[str] = set()
+    where = str(path)
+    for line, row in read_jsonl(path):
+        doc_id = str(get_field(row, "id", (str, int), path=where, line=line))
+        if doc_id in seen:
+            raise InputError(f"duplicate document id {doc_id!r}", path=where, line=line,
+                             field="id")
+        seen.add(doc_id)
+        text = get_field(row, "text", str, path=where, line=line)
+        title = get_field(row, "title", str, path=where, line=line, default="", nullable=True)
+        url = get_field(row, "url", str, path=where, line=line, default=None, nullable=True)
+        if not text.strip():
+            skipped.append((f"{where}:{line}", "empty text"))
+            continue
+        yield Document(doc_id, text, title or "", url)
+
+
+def factscore_text(text: str) -> str:
+    """A FActScore page: passages on their own paragraphs, ``<s>``/``</s>`` marks removed.
+
+    >>> factscore_text("<s>A b.</s><s>C d.</s>####SPECIAL####SEPARATOR####<s>E.</s>")
+    'A b. C d.\\n\\nE.'
+    """
+    passages = (" ".join(s.strip() for s in _PASSAGE_MARK.split(p) if s.strip())
+                for p in text.split(FACTSCORE_SEPARATOR))
+    return "\n\n".join(p for p in passages if p)
 
 
 def _sqlite(path: Path, skipped: Skipped) -> Iterator[Document]:
+    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"  # '#', '?' in a name
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        cur = con.execute("SELECT title, text FROM documents ORDER BY rowid")
+        con = sqlite3.connect(uri, uri=True)
+        cur = con.execute("SELECT title, text FROM documents")
     except sqlite3.Error as exc:
         raise InputError(f"not a FActScore database with a table documents(title, text) ({exc})",
                          path=str(path)) from None
-    try:
+    try:  # titles are the table's primary key in FActScore: none is remembered
         for n, (title, text) in enumerate(cur, 1):
-            if not isinstance(title, str) or not isinstance(text, str) or not text.strip():
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", "replace")
+            if not isinstance(title, str) or not title.strip() or not isinstance(text, str):
                 skipped.append((f"{path}:row {n}", "no title or no text"))
                 continue
-            text = " ".join(p.strip() for p in _PASSAGE_MARK.split(text) if p.strip())
+            text = factscore_text(text)
+            if not text:
+                skipped.append((f"{path}:row {n}", "no title or no text"))
+                continue
             yield Document(title, text, title, None)
+    except sqlite3.Error as exc:  # a corrupt page of the database, met while reading
+        raise InputError(f"unreadable SQLite database ({exc})", path=str(path)) from None
     finally:
         con.close()
 
 
 def _mediawiki(path: Path, skipped: Skipped) -> Iterator[Document]:
-    import xml.etree.ElementTree as ET
+    from offline_eval.index.mediawiki import read_dump
 
-    try:
-        import mwparserfromhell
-    except ImportError:
-        raise _needs("mwparserfromhell") from None
-    opener = bz2.open if path.name.lower().endswith(".bz2") else open
-    local = lambda tag: tag.rsplit("}", 1)[-1]  # noqa: E731  (dumps carry a namespace)
-    with opener(path, "rb") as fh:
-        try:
-            for _, el in ET.iterparse(fh, events=("end",)):
-                if local(el.tag) != "page":
-                    continue
-                fields = {local(c.tag): c for c in el}
-                title = (fields.get("title").text or "") if "title" in fields else ""
-                ns = fields.get("ns")
-                rev = fields.get("revision")
-                text_el = next((c for c in rev if local(c.tag) == "text"), None) if rev is not None else None
-                el.clear()  # bounded memory: a page is dropped once read
-                if (ns is not None and (ns.text or "0").strip() != "0") or "redirect" in fields:
-                    continue
-                raw = (text_el.text or "") if text_el is not None else ""
-                try:
-                    text = mwparserfromhell.parse(raw).strip_code(normalize=True, collapse=True)
-                except Exception as exc:  # one broken page never stops the dump
-                    skipped.append((f"{path}:{title}", f"unparsable markup ({type(exc).__name__})"))
-                    continue
-                text = "\n\n".join(" ".join(p.split()) for p in text.split("\n\n") if p.strip())
-                if not title or not text:
-                    skipped.append((f"{path}:{title or '?'}", "no title or no text"))
-                    continue
-                yield Document(title, text, title, None)
-        except ET.ParseError as exc:
-            skipped.append((str(path), f"XML broken from {exc.position}: the pages after it are not read"))
+    return read_dump(path, skipped)
 
 
 def _table(path: Path, skipped: Skipped) -> Iterator[Document]:
-    from offline_eval.io.tables import read_rows
+    from offline_eval.io.tables import read_rows  # csv field size limit raised there
 
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     seen: set[str] = set()
     for line, row in read_rows(path):
-        if "text" not in row:
-            raise InputError("missing column 'text' (a corpus table needs id, text and "
-                             "optionally title, url)", path=str(path), line=line)
-        if "id" not in row:
-            raise InputError("missing column 'id'", path=str(path), line=line)
+        for column in ("text", "id"):
+            if column not in row:
+                raise InputError(f"missing column {column!r} (a corpus table needs id, text "
+                                 "and optionally title, url)", path=str(path), line=line)
         doc_id, text = str(row["id"]), row["text"]
         if doc_id in seen:
             raise InputError(f"duplicate document id {doc_id!r}", path=str(path), line=line,
@@ -142,7 +171,11 @@ def _table(path: Path, skipped: Skipped) -> Iterator[Document]:
             continue
         title, url = row.get("title"), row.get("url")
         yield Document(doc_id, text, title if isinstance(title, str) else "",
-                       url if isinstance(url, str) else None)
+                       url if isinstance(url, str) and url else None)
+
+
+_READERS: dict[str, Callable[[Path, Skipped], Iterator[Document]]] = {
+    "jsonl": _jsonl, "sqlite": _sqlite, "mediawiki": _mediawiki, "table": _table}
 
 
 def strip_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -151,7 +184,7 @@ def strip_front_matter(text: str) -> tuple[dict[str, str], str]:
     if not m:
         return {}, text
     meta = {}
-    for line in m.group(1).splitlines():
+    for line in (m.group(1) or "").splitlines():
         key, sep, value = line.partition(":")
         if sep and key.strip() and not key.startswith((" ", "\t", "#")):
             meta[key.strip().lower()] = value.strip().strip("'\"")
@@ -193,6 +226,4 @@ def binary_text(path: Path, skipped: Skipped) -> str | None:
 
 def describe() -> str:
     """The formats ``--from`` reads, for help and errors."""
-    return ("a JSONL file of {id, text, title?, url?}; a folder of .txt/.md/.html/.pdf/.docx; "
-            "FActScore's SQLite .db; a MediaWiki .xml or .xml.bz2 dump; DPR's psgs_w100.tsv; "
-            "a .csv or .parquet with id, text, title?, url?")
+    return "; ".join(FORMATS.values())
