@@ -14,6 +14,11 @@ Writes the ``retrieval`` section of benchmarks/RESULTS.md:
 - peak RSS of each part (each runs in its own process).
 
 Usage: nice -n 10 .venv/bin/python benchmarks/retrieval.py [--n-synthetic 1000000]
+
+Quick mode, nothing written: ``benchmarks/retrieval.py --synthetic 10000 [--synthetic-as
+tsv]`` builds only a synthetic corpus of N passages, written as JSONL, DPR's TSV or a
+FActScore SQLite database (to time the knowledge-base readers too), and prints one JSON
+line: build time, peak RSS and query p50.
 """
 from __future__ import annotations
 
@@ -121,8 +126,30 @@ def part_rank_bm25(corpus_dir: Path, queries: list[str]) -> dict[str, Any]:
             "max_abs_diff": max_diff, "peak_rss_mb": peak_rss_mb()}
 
 
-def part_synthetic(path: Path, n: int, n_queries: int, seed: int = 0) -> dict[str, Any]:
-    """Write n synthetic passages as JSONL and sample queries from them."""
+def _synthetic_writer(path: Path, fmt: str) -> tuple[Any, Any]:
+    """``(write(doc_id, text), close())`` for a synthetic corpus file in ``fmt``."""
+    if fmt == "sqlite":
+        import sqlite3
+
+        path.unlink(missing_ok=True)
+        con = sqlite3.connect(path)
+        con.execute("CREATE TABLE documents (title PRIMARY KEY, text)")
+        return (lambda i, t: con.execute("INSERT INTO documents VALUES (?, ?)", (i, t)),
+                lambda: (con.commit(), con.close()))
+    fh = path.open("w", encoding="utf-8", newline="")
+    if fmt == "tsv":
+        import csv
+
+        w = csv.writer(fh, delimiter="\t")
+        w.writerow(["id", "text", "title"])
+        return (lambda i, t: w.writerow([i, t, ""])), fh.close
+    return (lambda i, t: fh.write(json.dumps({"id": i, "text": t}) + "\n")), fh.close
+
+
+def part_synthetic(path: Path, n: int, n_queries: int, seed: int = 0,
+                   fmt: str = "jsonl") -> dict[str, Any]:
+    """Write n synthetic passages (as JSONL, DPR's TSV or a FActScore SQLite database) and
+    sample queries from them."""
     from offline_eval.index.stopwords import STOPWORDS
 
     rng = np.random.default_rng(seed)
@@ -135,7 +162,8 @@ def part_synthetic(path: Path, n: int, n_queries: int, seed: int = 0) -> dict[st
     queries = []
     q_docs = set(rng.choice(n, size=min(n, n_queries), replace=False).tolist())
     t0 = time.perf_counter()
-    with path.open("w", encoding="utf-8") as fh:
+    write, close = _synthetic_writer(path, fmt)
+    try:
         for start in range(0, n, 10_000):
             m = min(10_000, n - start)
             lens = rng.integers(100, 201, size=m)
@@ -144,9 +172,11 @@ def part_synthetic(path: Path, n: int, n_queries: int, seed: int = 0) -> dict[st
             offs = np.concatenate([[0], np.cumsum(lens)])
             for j in range(m):
                 doc = toks[offs[j]:offs[j + 1]].tolist()
-                fh.write(json.dumps({"id": f"s{start + j}", "text": " ".join(doc) + "."}) + "\n")
+                write(f"s{start + j}", " ".join(doc) + ".")
                 if start + j in q_docs:
                     queries.append(" ".join(rng.choice(doc, size=8, replace=False).tolist()))
+    finally:
+        close()
     rng.shuffle(queries)
     return {"gen_s": time.perf_counter() - t0, "queries": queries}
 
@@ -169,7 +199,8 @@ def part_main(argv: list[str]) -> None:
         qs = json.loads(Path(rest[1]).read_text())[:int(rest[2])]
         res = part_rank_bm25(Path(rest[0]), qs)
     elif kind == "synthetic":
-        res = part_synthetic(Path(rest[0]), int(rest[1]), int(rest[2]))
+        fmt = rest[4] if len(rest) > 4 else "jsonl"
+        res = part_synthetic(Path(rest[0]), int(rest[1]), int(rest[2]), fmt=fmt)
         Path(rest[3]).write_text(json.dumps(res.pop("queries")))
     else:
         raise SystemExit(f"unknown part {kind}")
@@ -232,6 +263,24 @@ def fmt_row(name: str, ours: dict[str, Any], ref: dict[str, Any]) -> str:
             f"{ours['peak_rss_mb']:,.0f} / {ref['peak_rss_mb']:,.0f} |")
 
 
+SYNTHETIC_SUFFIX = {"jsonl": ".jsonl", "tsv": ".tsv", "sqlite": ".db"}
+
+
+def synthetic_only(n: int, n_queries: int, fmt: str) -> dict[str, Any]:
+    """Build a synthetic corpus of ``n`` passages alone (no wiki-vital, no rank_bm25, no
+    WiCE): build time, peak RSS and query latency, each part in its own process."""
+    tmp = Path(tempfile.mkdtemp(prefix="oe-bench-"))
+    try:
+        src, sq = tmp / f"synthetic{SYNTHETIC_SUFFIX[fmt]}", tmp / "synthetic_queries.json"
+        gen = run_part(["synthetic", str(src), str(n), str(n_queries), str(sq), fmt])
+        src_mb = src.stat().st_size / 2**20
+        ours = run_part(["ours", str(tmp / "corpora" / f"synthetic-{n}"), str(src), str(sq)])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"n": n, "format": fmt, "source_mb": round(src_mb, 1), "gen_s": round(gen["gen_s"], 2),
+            **{k: round(v, 3) if isinstance(v, float) else v for k, v in ours.items()}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--part"]:
@@ -243,7 +292,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rank-bm25-sample", type=int, default=20,
                     help="queries timed with rank_bm25 on the synthetic corpus")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--synthetic", type=int, default=None, metavar="N",
+                    help="quick mode: only build and query a synthetic corpus of N passages; "
+                         "print build time, peak RSS and query p50 as JSON (RESULTS.md is not "
+                         "written)")
+    ap.add_argument("--synthetic-as", choices=tuple(SYNTHETIC_SUFFIX), default="jsonl",
+                    help="the file --synthetic builds from (default jsonl)")
     args = ap.parse_args(argv)
+    if args.synthetic is not None:
+        if args.synthetic < 1:
+            ap.error("--synthetic needs N >= 1")
+        print(json.dumps(synthetic_only(args.synthetic, args.synthetic_queries,
+                                        args.synthetic_as)))
+        return 0
 
     load0 = os.getloadavg()[0]
     rows, tmp = [], Path(tempfile.mkdtemp(prefix="oe-bench-"))
