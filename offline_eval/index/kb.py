@@ -7,8 +7,9 @@ a folder                   ``.txt``/``.md``/``.html``/``.pdf``/``.docx`` files (
                            :mod:`offline_eval.index.documents`)
 ``.jsonl``                 one ``{"id", "text", "title"?, "url"?}`` object per line
 ``.db``, ``.sqlite``       FActScore's database: table ``documents(title, text)``; id = title;
-                           its ``####SPECIAL####SEPARATOR####`` passage breaks become blank
-                           lines and its ``<s>...</s>`` marks are removed (opened read-only)
+                           its ``####SPECIAL####SEPARATOR####`` token-window breaks are
+                           joined back (they can cut a word) and its ``<s>...</s>`` marks
+                           removed (opened read-only)
 ``.xml``, ``.xml.bz2``     a MediaWiki dump, streamed (:mod:`offline_eval.index.mediawiki`)
 ``.tsv``                   DPR's ``psgs_w100.tsv`` (``id``, ``text``, ``title`` columns)
 ``.csv``, ``.parquet``     a table with ``id``, ``text``, and ``title``/``url`` optional
@@ -16,9 +17,10 @@ a folder                   ``.txt``/``.md``/``.html``/``.pdf``/``.docx`` files (
 
 A file with another suffix is told by its first bytes (an SQLite header, a ``<mediawiki``
 element, a JSON object), else refused with an :class:`~offline_eval.errors.InputError`
-that lists these formats. Every reader streams: one document at a time, so memory does
-not grow with the input. A page, file or row that cannot be read is skipped and counted
-(``skipped``), never a crash.
+that lists these formats. Every reader streams, one document at a time (the build keeps
+the document ids, to refuse a duplicate). A page, file or row that cannot be read is
+skipped and counted (``skipped``), never a crash; a PDF or DOCX without the ``kb`` extra
+too.
 
 >>> strip_front_matter("---\\ntitle: Alpha\\nurl: https://a.example\\n---\\nAlpha is first.")
 ({'title': 'Alpha', 'url': 'https://a.example'}, 'Alpha is first.')
@@ -110,14 +112,15 @@ def _jsonl(path: Path, skipped: Skipped) -> Iterator[Document]:
 
 
 def factscore_text(text: str) -> str:
-    """A FActScore page: passages on their own paragraphs, ``<s>``/``</s>`` marks removed.
+    """A FActScore page as one text: its separator marks fixed-size token windows, which
+    can cut a word ("War" | "saw"), so the windows are joined back as they were cut;
+    ``<s>``/``</s>`` marks are removed.
 
-    >>> factscore_text("<s>A b.</s><s>C d.</s>####SPECIAL####SEPARATOR####<s>E.</s>")
-    'A b. C d.\\n\\nE.'
+    >>> factscore_text("<s>Born in War####SPECIAL####SEPARATOR####saw.</s><s>A b.</s>")
+    'Born in Warsaw. A b.'
     """
-    passages = (" ".join(s.strip() for s in _PASSAGE_MARK.split(p) if s.strip())
-                for p in text.split(FACTSCORE_SEPARATOR))
-    return "\n\n".join(p for p in passages if p)
+    return " ".join(s.strip() for s in _PASSAGE_MARK.split(text.replace(FACTSCORE_SEPARATOR, ""))
+                    if s.strip())
 
 
 def _sqlite(path: Path, skipped: Skipped) -> Iterator[Document]:
@@ -157,10 +160,12 @@ def _table(path: Path, skipped: Skipped) -> Iterator[Document]:
 
     seen: set[str] = set()
     for line, row in read_rows(path):
-        for column in ("text", "id"):
+        columns = ("text", "id") if not seen else ("id",)
+        for column in columns:  # past the first row, a null text is an empty row (skipped)
             if column not in row:
                 raise InputError(f"missing column {column!r} (a corpus table needs id, text "
                                  "and optionally title, url)", path=str(path), line=line)
+        row.setdefault("text", "")
         doc_id, text = str(row["id"]), row["text"]
         if doc_id in seen:
             raise InputError(f"duplicate document id {doc_id!r}", path=str(path), line=line,
@@ -197,11 +202,13 @@ def binary_text(path: Path, skipped: Skipped) -> str | None:
     try:
         if path.suffix.lower() == ".pdf":
             try:
-                from pypdf import PdfReader
+                from pypdf import PasswordType, PdfReader
             except ImportError:
-                raise _needs("pypdf") from None
+                skipped.append((str(path), "needs pypdf: pip install 'offline-eval[kb]'"))
+                return None
             reader = PdfReader(str(path))
-            if reader.is_encrypted:
+            # an owner password alone locks editing, not reading: the empty password opens it
+            if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
                 skipped.append((str(path), "encrypted PDF"))
                 return None
             text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
@@ -209,10 +216,9 @@ def binary_text(path: Path, skipped: Skipped) -> str | None:
             try:
                 import docx
             except ImportError:
-                raise _needs("python-docx") from None
+                skipped.append((str(path), "needs python-docx: pip install 'offline-eval[kb]'"))
+                return None
             text = "\n\n".join(p.text.strip() for p in docx.Document(str(path)).paragraphs)
-    except ImportError:
-        raise
     except Exception as exc:  # pypdf and python-docx raise many kinds on a broken file
         skipped.append((str(path), f"unreadable ({type(exc).__name__})"))
         return None

@@ -18,9 +18,11 @@ Memory stays flat however long the dump: each page is dropped from the tree once
 from __future__ import annotations
 
 import bz2
+import re
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
 
 
@@ -53,8 +55,8 @@ def read_dump(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Document]:
     try:
         import mwparserfromhell
     except ImportError:
-        raise ImportError("reading a MediaWiki dump needs mwparserfromhell: "
-                          "pip install 'offline-eval[kb]'") from None
+        raise InputError("reading a MediaWiki dump needs mwparserfromhell: "
+                         "pip install 'offline-eval[kb]'", path=str(path)) from None
     opener = bz2.open if path.name.lower().endswith(".bz2") else open
     root = None
     with opener(path, "rb") as fh:
@@ -72,11 +74,11 @@ def read_dump(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Document]:
                 ns = ((fields["ns"].text or "0") if "ns" in fields else "0").strip()
                 raw = (text_el.text or "") if text_el is not None else ""
                 root.clear()  # bounded memory: the page (and all before it) is dropped
-                if ns != "0" or "redirect" in fields:
+                if ns != "0" or "redirect" in fields or raw.lstrip()[:9].upper() == "#REDIRECT":
                     continue
                 where = f"{path}:{title or '?'}"
                 try:
-                    text = mwparserfromhell.parse(raw).strip_code(normalize=True, collapse=True)
+                    text = _plain_text(mwparserfromhell.parse(raw))
                 except Exception as exc:  # one broken page never stops the dump
                     skipped.append((where, f"unparsable markup ({type(exc).__name__})"))
                     continue
@@ -91,3 +93,22 @@ def read_dump(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Document]:
         except (EOFError, OSError) as exc:  # bz2: a cut file, a corrupt block
             skipped.append((str(path), f"compressed data broken ({exc}): the pages after "
                                        "it are not read"))
+
+
+#: wikilink targets that are not text: pictures, categories (and a language code, e.g. de:Nil)
+_NOT_TEXT_LINK = re.compile(r"^\s*(file|image|media|category|[a-z]{2,3}(-[a-z]+)?)\s*:", re.I)
+
+
+def _plain_text(code: Any) -> str:
+    """The article's prose: pictures, categories, interlanguage links and references removed
+    before mwparserfromhell strips the markup; a heading is its own paragraph."""
+    for link in code.filter_wikilinks(recursive=False):
+        if _NOT_TEXT_LINK.match(str(link.title)):
+            code.remove(link)
+    for tag in code.filter_tags(recursive=False):
+        if str(tag.tag).strip().lower() in ("ref", "references", "gallery"):
+            code.remove(tag)
+    for heading in code.filter_headings(recursive=False):
+        code.replace(heading, f"\n\n{heading.title.strip_code().strip()}\n\n")
+    return code.strip_code(normalize=True, collapse=True)
+

@@ -43,7 +43,7 @@ def _dump(pages):
     return f'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n{body}</mediawiki>\n'
 
 
-def test_factscore_passages_become_paragraphs_and_the_db_is_opened_read_only(tmp_path):
+def test_factscore_windows_join_back_and_the_db_is_opened_read_only(tmp_path):
     d = tmp_path / "kb #1?"  # characters that mean something in a file: URI
     d.mkdir()
     db = _db(d / "enwiki-20230401.db", [
@@ -52,7 +52,7 @@ def test_factscore_passages_become_paragraphs_and_the_db_is_opened_read_only(tmp
     db.chmod(0o444)
     before = sorted(p.name for p in d.iterdir())
     docs, skipped = _read(db)
-    assert docs == [("Nile", "Nile", f"{NILE}\n\nIt is 6,650 km long. Egypt.")]
+    assert docs == [("Nile", "Nile", f"{NILE} It is 6,650 km long. Egypt.")]
     assert skipped == [(f"{db}:row 2", "no title or no text")]
     assert sorted(p.name for p in d.iterdir()) == before  # no journal, nothing written
 
@@ -221,3 +221,20 @@ def test_corpus_build_from_a_dump_with_the_home_from_the_environment(tmp_path, c
     assert hits[0]["doc_id"] == "Curie" and "Warsaw in 1867" in hits[0]["text"]
     assert main(["corpus", "build", "bad", "--from", str(tmp_path / "notes.txt")]) == 2
     assert "not a format `corpus build --from` reads" in capsys.readouterr().err
+
+
+def test_dump_text_is_prose_only(tmp_path):
+    """Pictures, categories, interlanguage links, references and redirects written as text
+    never reach the index; a heading is its own paragraph."""
+    pytest.importorskip("mwparserfromhell")
+    raw = ("The Nile flows north.[[File:Nile.jpg|thumb|200px|A caption]]<ref>cite web</ref>\n"
+           "== Course ==\nIt is long.\n[[Category:Rivers]] [[de:Nil]]")
+    p = tmp_path / "d.xml"
+    from xml.sax.saxutils import escape  # a dump escapes the markup's tags
+
+    p.write_text(_dump([("Nile", escape(raw)), ("Old redirect", "#redirect [[Nile]]")]),
+                 encoding="utf-8")
+    docs, skipped = _read(p)
+    [(doc_id, _, text)] = docs
+    assert doc_id == "Nile" and not skipped
+    assert text.split("\n\n") == ["The Nile flows north.", "Course", "It is long."]
