@@ -14,7 +14,7 @@ WHEEL=$(ls "$TMP"/dist/offline_eval-*.whl)
 tar -tzf "$TMP"/dist/offline_eval-*.tar.gz > "$TMP/sdist.txt"   # the wheel was built from it
 grep -q "models/nli-minilm/model.safetensors" "$TMP/sdist.txt"
 echo "wheel: $(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1))"
-python3 -m venv "$TMP/venv"
+"$ROOT/.venv/bin/python" -m venv "$TMP/venv"   # the interpreter the wheelhouse was made for
 "$TMP/venv/bin/python" -m pip install -q $PIP_FROM torch==2.13.0
 "$TMP/venv/bin/python" -m pip install -q $PIP_FROM "$WHEEL[models]"
 

@@ -73,6 +73,7 @@ def _cell(value: str) -> Any:
 def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # a long answer is one cell
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    reader = None
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter, strict=True)  # a stray quote is an error
@@ -95,7 +96,10 @@ def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 ({exc.reason})", path=str(path)) from None
     except csv.Error as exc:
-        raise InputError(f"unreadable CSV ({exc})", path=str(path)) from None
+        hint = ("; a TSV whose cells start with an unpaired '\"' must quote them as CSV does"
+                if delimiter == "\t" else "")
+        raise InputError(f"unreadable CSV ({exc}){hint}", path=str(path),
+                         line=reader.line_num if reader is not None else None) from None
 
 
 def _read_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -147,7 +147,7 @@ def test_unreadable_tables_are_input_errors(tmp_path):
 def test_csv_stray_quote_is_an_error_and_text_columns_are_never_decoded(tmp_path):
     p = tmp_path / "in.csv"
     p.write_text('id,query,response\n1,q,"oops\n2,q,r2\n3,q,r3\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"in.csv: unreadable CSV"):
+    with pytest.raises(InputError, match=r"in.csv:4: unreadable CSV"):
         read_items(p)
     p.write_text('id,query,response,references\n1,q,"[1, 2]","[""a passage""]"\n', encoding="utf-8")
     [item] = read_items(p)
