@@ -33,20 +33,28 @@ def add_row_flags(p: argparse.ArgumentParser, batch_size: int | None = None) -> 
 
 def run_row_command(args: argparse.Namespace) -> int:
     """Check the output and the shared flags, then run the command in its data home."""
-    if args.resume and args.overwrite:
-        raise InputError("--resume and --overwrite exclude each other")
     if getattr(args, "batch_size", 1) <= 0:
         raise InputError("--batch-size must be positive")
-    out = args.output
-    if out and out != "-" and not args.resume and not args.overwrite and Path(out).is_file() \
-            and not os.path.abspath(out).startswith(("/dev/", "/proc/")):
-        with open(out, "rb") as fh:
-            if any(line.strip() for line in fh):
-                raise InputError("already holds rows; pass --resume to continue a stopped run "
-                                 "of the same input, or --overwrite to replace it", path=out)
+    refuse_filled_output(args.output, args.resume, args.overwrite)
     show_progress(not args.quiet)
     with data_home(args.home):
         return int(args.func(args) or 0)
+
+
+def refuse_filled_output(out: str | os.PathLike[str] | None, resume: bool,
+                         overwrite: bool) -> None:
+    """A finished (or killed) run's rows are never thrown away by accident: an output file
+    that already holds rows needs ``--resume`` (continue it) or ``--overwrite`` (start again).
+    Standard output and devices are always written."""
+    if resume and overwrite:
+        raise InputError("--resume and --overwrite exclude each other")
+    if not out or str(out) == "-" or resume or overwrite or not Path(out).is_file() \
+            or os.path.abspath(out).startswith(("/dev/", "/proc/")):
+        return
+    with open(out, "rb") as fh:
+        if any(line.strip() for line in fh):
+            raise InputError("already holds rows; pass --resume to continue that run, or "
+                             "--overwrite to replace it", path=str(out))
 
 
 @contextmanager

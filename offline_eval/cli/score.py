@@ -107,8 +107,6 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("--batch-size, -k, --gamma and --progress-every must be positive")
     if args.granularity != "clause" and args.decomposer != "syntactic":
         raise InputError(f"--granularity {args.granularity} needs --decomposer syntactic")
-    if args.resume and args.overwrite:
-        raise InputError("--resume and --overwrite exclude each other")
     _check_output(args)
     if min(args.max_response_chars, args.max_reference_chars, args.max_references_chars) <= 0:
         raise InputError("--max-response-chars, --max-reference-chars and "
@@ -123,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.table:
         if Path(args.table).suffix.lower() in (".parquet", ".pq"):
             try:
-                import pyarrow  # noqa: F401  (before the run, not after it)
+                import pyarrow  # noqa: F401  (checked before the run, not after it)
             except ImportError:
                 raise InputError("--table FILE.parquet needs pyarrow: pip install "
                                  "'offline-eval[tables]'") from None
@@ -235,20 +233,15 @@ def _saved_on_interrupt(args: argparse.Namespace, total: int) -> Iterator[None]:
 
 
 def _check_output(args: argparse.Namespace) -> None:
-    """A finished (or killed) run's rows are never thrown away by accident: an output that
-    already holds rows needs --resume (continue it) or --overwrite (start again)."""
-    from offline_eval.errors import InputError
+    """The rows file (``scores.jsonl`` in the folder with ``--engine ray``) is kept unless
+    ``--resume`` or ``--overwrite`` says what to do with it (as for every row command)."""
+    from offline_eval.cli._shared import refuse_filled_output
 
     out = Path(args.output)
     if args.engine == "ray":
         from offline_eval.engines.ray_engine import OUTPUT_NAME
         out = out / OUTPUT_NAME
-    if args.resume or args.overwrite or not out.is_file():
-        return
-    with out.open("rb") as fh:
-        if any(line.strip() for line in fh):
-            raise InputError("already holds scored rows; pass --resume to continue that run, or "
-                             "--overwrite to replace it", path=str(out))
+    refuse_filled_output(out, args.resume, args.overwrite)
 
 
 def _check_record(args: argparse.Namespace, opts: object, specs: list, items: list) -> dict:

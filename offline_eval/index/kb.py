@@ -37,6 +37,7 @@ from typing import Callable, Iterator
 
 from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
+from offline_eval.io.tables import TABLE_SUFFIXES
 
 Skipped = list  # of (where, why)
 #: kind -> what it is, for ``--help`` and the error naming an unknown format
@@ -48,17 +49,13 @@ FORMATS: dict[str, str] = {
     "table": "DPR's psgs_w100.tsv, or a .csv/.tsv/.parquet with id, text, title?, url?",
 }
 SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".db": "sqlite",
-                            ".sqlite": "sqlite", ".sqlite3": "sqlite", ".csv": "table",
-                            ".tsv": "table", ".parquet": "table", ".pq": "table"}
+                            ".sqlite": "sqlite", ".sqlite3": "sqlite",
+                            **dict.fromkeys(TABLE_SUFFIXES, "table")}
 #: files a folder may hold besides text: read with the ``kb`` extra's libraries
 BINARY_SUFFIXES = (".pdf", ".docx")
 FACTSCORE_SEPARATOR = "####SPECIAL####SEPARATOR####"
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?:(.*?)\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
 _PASSAGE_MARK = re.compile(r"</?s>")
-
-
-def _needs(lib: str) -> ImportError:
-    return ImportError(f"reading this needs {lib}: pip install 'offline-eval[kb]'")
 
 
 def kind_of(path: Path) -> str:

@@ -169,7 +169,7 @@ def test_an_output_with_rows_needs_resume_or_overwrite(scored, home, tmp_path, c
     copy.write_bytes(out.read_bytes())
     base = ["score", str(inp), "-o", str(copy), "--corpus", "tiny", "--home", str(home), "--quiet"]
     assert main(base) == 2  # refused before any work: the finished rows stay
-    assert "already holds scored rows" in capsys.readouterr().err
+    assert "already holds rows" in capsys.readouterr().err
     assert copy.read_bytes() == out.read_bytes()
     assert main([*base, "--resume", "--overwrite"]) == 2
     one = tmp_path / "one.jsonl"
