@@ -80,7 +80,7 @@ def audited(rec: Any) -> Any:
     """The record with each claim's judgment taken from its guideline audit (number,
     date and direction rules on top of the NLI verdict) and the metrics recomputed: a
     diagnostic; ``score``'s metrics use the NLI judgments."""
-    from offline_eval.metrics.report import compute_response_metrics
+    from offline_eval.measures.report import compute_response_metrics
 
     if rec is None or rec.guideline is None:
         return rec
@@ -138,7 +138,7 @@ def pval(p: float | None) -> str:
 def comparisons(values: Mapping[str, Mapping[str, Mapping[str, float | None]]],
                 continuous: Sequence[str], binary: Sequence[str]) -> dict[tuple[str, str, str], Any]:
     """Paired tests (Holm within each family), keyed by (metric, a, b)."""
-    from offline_eval.metrics.compare import compare_conditions
+    from offline_eval.measures.compare import compare_conditions
 
     return {(c.metric, c.a, c.b): c for c in compare_conditions(values, continuous, binary)}
 

@@ -107,9 +107,9 @@ def main() -> int:
     if not DATA.exists():
         print(f"skipped: {DATA} not found")
         return 0
-    from offline_eval.comprehensiveness.api import load_decomposer, load_entailer
-    from offline_eval.comprehensiveness.facts import BM25_PARAMS
-    from offline_eval.comprehensiveness.methods import DEFAULT_FACTS, comprehensiveness
+    from offline_eval.coverage.api import load_decomposer, load_entailer
+    from offline_eval.coverage.facts import BM25_PARAMS
+    from offline_eval.coverage.methods import DEFAULT_FACTS, comprehensiveness
     from offline_eval.index.bm25 import BM25Params
 
     rows = [json.loads(line) for line in DATA.open()]

@@ -56,7 +56,7 @@ from offline_eval.importance.proportions import GRID, fit_proportion_ensemble  #
 from offline_eval.importance.ranker import ImportanceRanker, RankRequest, order_of  # noqa: E402
 from offline_eval.importance.selection import (FitConfig, Labelled, cut_levels, fit,  # noqa: E402
                                                grouped_folds, select_config, subset)
-from offline_eval.metrics.agreement import weighted_kappa  # noqa: E402
+from offline_eval.measures.agreement import weighted_kappa  # noqa: E402
 
 OURS, FIXED = "ours (nested CV selection)", "fixed config (C=0.01, weak 4, two-logistic)"
 ENSEMBLE = "ours (grid ensemble)"

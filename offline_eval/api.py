@@ -19,10 +19,10 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from offline_eval.io.claims_input import read_judged
 from offline_eval.io.rows import aggregate_json, mcnemar_json, metrics_row, paired_json
-from offline_eval.metrics.aggregate import MetricsAggregator
-from offline_eval.metrics.compare import compare_conditions
-from offline_eval.metrics.report import MetricConfig
-from offline_eval.metrics.stats import PairedTest
+from offline_eval.measures.aggregate import MetricsAggregator
+from offline_eval.measures.compare import compare_conditions
+from offline_eval.measures.report import MetricConfig
+from offline_eval.measures.stats import PairedTest
 from offline_eval.pipeline import Pipeline
 from offline_eval.stages.metrics import MetricsStage
 

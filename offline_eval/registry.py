@@ -32,7 +32,7 @@ def _fill() -> None:
             "offline_eval.decomposition.generative:GenerativeDecomposer",
         "offline_eval.decompose.syntactic.v1":
             "offline_eval.decomposition.syntactic:SyntacticDecomposer",
-        "offline_eval.metrics.vital.v1": "offline_eval.metrics.report:compute_response_metrics",
+        "offline_eval.metrics.vital.v1": "offline_eval.measures.report:compute_response_metrics",
         "offline_eval.stages.audit.v1": "offline_eval.stages.audit:Audit",
         "offline_eval.stages.comprehensiveness.v1":
             "offline_eval.stages.comprehensiveness:Comprehensiveness",

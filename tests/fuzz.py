@@ -134,7 +134,7 @@ def reader(name: str) -> Callable[[str], Any]:
         from offline_eval.cli.decompose import _items
         return _items
     if name == "comprehensiveness":
-        from offline_eval.comprehensiveness.api import read_rows
+        from offline_eval.coverage.api import read_rows
         return read_rows
     if name == "corpus":
         from offline_eval.index.documents import DocumentReader

@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from offline_eval.comprehensiveness.api import (evaluate_rows, load_decomposer, load_entailer,
+    from offline_eval.coverage.api import (evaluate_rows, load_decomposer, load_entailer,
                                                     read_rows)
     from offline_eval.io.resume import ResumableWriter
 

@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from offline_eval.api import compare, condition_name, evaluate_judged, summarize
-    from offline_eval.metrics.report import MetricConfig
+    from offline_eval.measures.report import MetricConfig
 
     kw = {"gamma": args.gamma, "undecided": args.undecided}
     if args.weights:

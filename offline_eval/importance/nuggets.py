@@ -124,8 +124,8 @@ def nugget_supports(verifier: Any, nuggets: Sequence[Nugget], response: str,
 
 def recall_metrics(nuggets: Sequence[Nugget]) -> dict[str, Any]:
     """Nugget recall (four AutoNuggetizer variants), VITAL recall and VITAL-RLR."""
-    from offline_eval.metrics.flags import vital_rlr
-    from offline_eval.metrics.recall import NUGGET_RECALL_VARIANTS, nugget_recall, vital_recall
+    from offline_eval.measures.flags import vital_rlr
+    from offline_eval.measures.recall import NUGGET_RECALL_VARIANTS, nugget_recall, vital_recall
     sup = [n.support for n in nuggets]
     imp = [n.importance for n in nuggets]
     out = {f"nugget_recall_{v}": nugget_recall(sup, imp, v) for v in NUGGET_RECALL_VARIANTS}

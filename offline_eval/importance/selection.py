@@ -19,7 +19,7 @@ import numpy as np
 
 from offline_eval.importance.combiner import HUMAN_PROPORTIONS, Combiner, cut_by_rank
 from offline_eval.importance.fit import MODELS, fit_combiner
-from offline_eval.metrics.agreement import weighted_kappa
+from offline_eval.measures.agreement import weighted_kappa
 
 LEVEL = {"vital": 2, "okay": 1, "less-important": 0}
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from offline_eval.metrics.report import claim_counts, cumulative_curve
-from offline_eval.metrics.stats import McNemarTest, PairedTest
-from offline_eval.metrics.vital_compat import vital_scores
+from offline_eval.measures.report import claim_counts, cumulative_curve
+from offline_eval.measures.stats import McNemarTest, PairedTest
+from offline_eval.measures.vital_compat import vital_scores
 from offline_eval.types import AggregateValue, Coverage, MetricValue, ResponseResult
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from offline_eval.metrics.report import METRIC_KEYS, METRIC_MEANINGS
+from offline_eval.measures.report import METRIC_KEYS, METRIC_MEANINGS
 from offline_eval.report._fmt import (VERDICTS, as_dict, as_float, as_list, claim_verdict,
                                       css_token, esc, fmt_ci, fmt_num, label)
 from offline_eval.report.plots import comparison_svg, cumulative_svg, distribution_svg

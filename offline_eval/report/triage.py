@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from offline_eval.audit.tally import (RESPONSE_VERDICTS, WORST_LISTED, ranked_worst,
                                       response_verdict, severity, severity_key, verdict_counts)
-from offline_eval.metrics.report import METRIC_MEANINGS
+from offline_eval.measures.report import METRIC_MEANINGS
 from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, css_token, esc,
                                       fmt_ci, fmt_num, json_safe, label, nli_status)
 from offline_eval.report.plots import row_group

@@ -1,7 +1,7 @@
 """The comprehensiveness stage: which facts of an item's references the response misses.
 
 Runs only on items that carry ``references`` (RAG mode); others keep ``None``. The method
-is one of :data:`~offline_eval.comprehensiveness.methods.METHODS` (see that module for the
+is one of :data:`~offline_eval.coverage.methods.METHODS` (see that module for the
 definitions). The NLI model is the verifier's, shared in memory with the verify stage.
 
 >>> from offline_eval.types import Item, Reference, ResponseResult
@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from offline_eval.comprehensiveness.facts import FACT_SETS
-from offline_eval.comprehensiveness.methods import DEFAULT_FACTS, METHODS, comprehensiveness
+from offline_eval.coverage.facts import FACT_SETS
+from offline_eval.coverage.methods import DEFAULT_FACTS, METHODS, comprehensiveness
 from offline_eval.types import ResponseResult
 
 __all__ = ["Comprehensiveness"]
@@ -59,11 +59,11 @@ class Comprehensiveness:
                 out.append(rec)
                 continue
             if self._entail is None:
-                from offline_eval.comprehensiveness.api import load_entailer
+                from offline_eval.coverage.api import load_entailer
 
                 self._entail = load_entailer(self.model, self.backend, self.device, self.batch_size)
             if self._decompose is None and self.method != "direct":
-                from offline_eval.comprehensiveness.api import load_decomposer
+                from offline_eval.coverage.api import load_decomposer
 
                 self._decompose = load_decomposer(self.decomposer)
             cov = comprehensiveness(rec.item.query, [(r.id, r.text) for r in refs],

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from offline_eval.metrics.report import MetricConfig, compute_response_metrics
+from offline_eval.measures.report import MetricConfig, compute_response_metrics
 from offline_eval.types import ResponseResult
 
 
 class MetricsStage:
-    """Computes every per-response metric (see :mod:`offline_eval.metrics.report`)."""
+    """Computes every per-response metric (see :mod:`offline_eval.measures.report`)."""
 
     name = "offline_eval.stages.metrics.v1"
     requires: tuple[str, ...] = ("claims",)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from offline_eval.audit.relevance import content_words
-from offline_eval.comprehensiveness.api import evaluate
-from offline_eval.comprehensiveness.methods import comprehensiveness, extract_facts
+from offline_eval.coverage.api import evaluate
+from offline_eval.coverage.methods import comprehensiveness, extract_facts
 from offline_eval.errors import InputError
 
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from offline_eval.comprehensiveness.api import evaluate
-from offline_eval.comprehensiveness.facts import extract_facts
-from offline_eval.comprehensiveness.methods import comprehensiveness
+from offline_eval.coverage.api import evaluate
+from offline_eval.coverage.facts import extract_facts
+from offline_eval.coverage.methods import comprehensiveness
 from offline_eval.stages.comprehensiveness import Comprehensiveness
 from tests.comprehensiveness.test_methods import lexical
 
@@ -107,7 +107,7 @@ def test_unknown_fact_set_is_refused_everywhere(tmp_path):
 
 
 def test_cli_passes_the_fact_set(tmp_path, monkeypatch):
-    import offline_eval.comprehensiveness.api as api
+    import offline_eval.coverage.api as api
     from offline_eval.cli import main
 
     monkeypatch.setattr(api, "load_entailer", lambda *a, **k: lexical)
@@ -126,14 +126,14 @@ def test_cli_passes_the_fact_set(tmp_path, monkeypatch):
 
 def test_terms_are_the_audit_content_words_without_possessives():
     from offline_eval.audit.relevance import content_words
-    from offline_eval.comprehensiveness.facts import terms
+    from offline_eval.coverage.facts import terms
 
     assert terms("Ada Byron's fathers published") == content_words("Ada Byron fathers published")
     assert terms("Varde’s lamp") == terms("Varde lamp") == {"varde", "lamp"}
 
 
 def test_the_response_is_parsed_once_for_all_key_facts(monkeypatch):
-    import offline_eval.comprehensiveness.align as align
+    import offline_eval.coverage.align as align
 
     c = ("c", "A third account says the Varn lighthouse first lit its lamp in 1880.")
     response = "The Varn lighthouse first lit its lamp in 1874. Others say 1876, not 1880."

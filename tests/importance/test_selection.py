@@ -6,7 +6,7 @@ import pytest
 
 from offline_eval.importance.selection import (GRID, FitConfig, Labelled, grouped_folds,
                                                out_of_fold_scores, pooled_kappa, select_config)
-from offline_eval.metrics.agreement import weighted_kappa
+from offline_eval.measures.agreement import weighted_kappa
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

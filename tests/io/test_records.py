@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from offline_eval.io.records import decode, encode
-from offline_eval.metrics import compute_response_metrics
+from offline_eval.measures import compute_response_metrics
 from offline_eval.audit.rules import audit_response
 from offline_eval.types import (Claim, Evidence, Item, Nugget, Reference, ResponseResult, Sentence,
                                 Verdict)

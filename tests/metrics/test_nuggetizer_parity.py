@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_eval.metrics.recall import nugget_recall
+from offline_eval.measures.recall import nugget_recall
 
 metrics = pytest.importorskip("nuggetizer.core.metrics")
 

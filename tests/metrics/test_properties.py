@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_eval.metrics import METRIC_KEYS, compute_response_metrics, cumulative_precision
+from offline_eval.measures import METRIC_KEYS, compute_response_metrics, cumulative_precision
 from offline_eval.types import Claim, Item, Nugget, ResponseResult
 
 claim_st = st.tuples(st.sampled_from([True, False, None]),
@@ -75,7 +75,7 @@ def test_linear_decay_rewards_errors_late_in_the_order():
 
 @given(st.lists(st.sampled_from([True, False, None]), max_size=30))
 def test_cumulative_curve_ends_at_factscore(js):
-    from offline_eval.metrics import factscore_precision
+    from offline_eval.measures import factscore_precision
     curve = cumulative_precision(js)
     assert len(curve) == len(js)
     if js:

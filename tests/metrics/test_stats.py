@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from offline_eval.metrics import MeanAggregator, MetricsAggregator, bootstrap_mean, holm, mcnemar, paired_test
-from offline_eval.metrics.compare import compare_conditions
+from offline_eval.measures import MeanAggregator, MetricsAggregator, bootstrap_mean, holm, mcnemar, paired_test
+from offline_eval.measures.compare import compare_conditions
 from offline_eval.types import MetricValue
 
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from offline_eval.api import evaluate_judged
-from offline_eval.metrics.vital_compat import VITAL_SCORE_KEYS
+from offline_eval.measures.vital_compat import VITAL_SCORE_KEYS
 
 CONDITIONS = ("normal", "missing", "wrong")
 RECALL_KEYS = {"weighted-recall", "weighted-f1", "linear-decay-recall", "linear-decay-f1",

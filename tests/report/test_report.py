@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from offline_eval.metrics.report import METRIC_KEYS
+from offline_eval.measures.report import METRIC_KEYS
 from offline_eval.report import render_report, report_html
 from offline_eval.report._fmt import label
 from tests.report.sample import inflated, sample_rows, sample_summary

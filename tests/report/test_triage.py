@@ -64,7 +64,7 @@ def test_worst_answers_in_severity_order_link_to_their_worst_claim(page_rows):
 
 
 def test_key_metrics_first_the_rest_behind_one_click():
-    from offline_eval.metrics.report import METRIC_KEYS, METRIC_MEANINGS
+    from offline_eval.measures.report import METRIC_KEYS, METRIC_MEANINGS
 
     assert set(METRIC_MEANINGS) == set(METRIC_KEYS)
     rows = sample_rows()

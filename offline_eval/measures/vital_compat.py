@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from offline_eval.metrics.decay import DEFAULT_TOPK, linear_decay_score
-from offline_eval.metrics.precision import DEFAULT_WEIGHTS
-from offline_eval.metrics.report import judgments_of, ordered_claims
+from offline_eval.measures.decay import DEFAULT_TOPK, linear_decay_score
+from offline_eval.measures.precision import DEFAULT_WEIGHTS
+from offline_eval.measures.report import judgments_of, ordered_claims
 from offline_eval.types import MetricValue, ResponseResult
 
 VITAL_SCORE_KEYS: tuple[str, ...] = (

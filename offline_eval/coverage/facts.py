@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from offline_eval.audit.relevance import carries_type, content_words, expected_type
-from offline_eval.comprehensiveness.align import COMPATIBLE, neighbours, same_answer, sentences
-from offline_eval.comprehensiveness.answers import AnswerSpan, select_answers
+from offline_eval.coverage.align import COMPATIBLE, neighbours, same_answer, sentences
+from offline_eval.coverage.answers import AnswerSpan, select_answers
 from offline_eval.importance.query import clean_query, expected_answer_type
 from offline_eval.index.bm25 import BM25Index, BM25Params
 from offline_eval.types import Fact

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from offline_eval.metrics._util import ratio
+from offline_eval.measures._util import ratio
 from offline_eval.types import MetricValue
 
 NUGGET_RECALL_VARIANTS = ("strict_vital", "strict_all", "vital", "all")

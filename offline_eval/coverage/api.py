@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator, Sequence
 
-from offline_eval.comprehensiveness.facts import FACT_SETS
-from offline_eval.comprehensiveness.methods import (DEFAULT_FACTS, METHODS, Coverage, Decompose,
+from offline_eval.coverage.facts import FACT_SETS
+from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Decompose,
                                                     Entail, comprehensiveness,
                                                     entailer_from_runner)
 from offline_eval.errors import InputError

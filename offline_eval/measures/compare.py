@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Mapping, Sequence
 
-from offline_eval.metrics.stats import McNemarTest, PairedTest, holm, mcnemar, paired_test
+from offline_eval.measures.stats import McNemarTest, PairedTest, holm, mcnemar, paired_test
 
 BINARY_KEYS: tuple[str, ...] = ("vital_rlp", "vital_rlr")
 CONTINUOUS_KEYS: tuple[str, ...] = ("factscore_precision", "vital_precision",

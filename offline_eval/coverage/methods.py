@@ -4,7 +4,7 @@
 it from an NLI runner with :func:`entailer_from_runner`. ``decompose(query, sentence)``
 splits a source sentence into facts (the claim decomposer); without it, sentences are facts.
 
-**Which facts** (``facts``, see :mod:`~offline_eval.comprehensiveness.facts`). ``vital``
+**Which facts** (``facts``, see :mod:`~offline_eval.coverage.facts`). ``vital``
 (the default): the key facts, one per source, that answer the query; sources that answer
 differently are separate viewpoints, and the score is the share of viewpoints covered.
 ``all``: every query-relevant fact, deduplicated, weighted by importance with
@@ -32,9 +32,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from offline_eval.comprehensiveness.align import (answer_question, response_answers, same_answer,
+from offline_eval.coverage.align import (answer_question, response_answers, same_answer,
                                                   sentences, stated_answers)
-from offline_eval.comprehensiveness.facts import (BM25_PARAMS, FACT_SETS, Decompose, SourceFact,
+from offline_eval.coverage.facts import (BM25_PARAMS, FACT_SETS, Decompose, SourceFact,
                                                   answer_spans, extract_facts)
 from offline_eval.index.bm25 import BM25Params
 from offline_eval.types import Coverage, Fact
@@ -97,7 +97,7 @@ def comprehensiveness(query: str, sources: Sequence[tuple[str, str]], response: 
                       method: str, entail: Entail, decompose: Decompose | None = None,
                       facts: str = DEFAULT_FACTS, bm25: BM25Params = BM25_PARAMS) -> Coverage:
     """Coverage of the sources' facts (``facts``: ``vital`` | ``all``; ``bm25``: see
-    :func:`~offline_eval.comprehensiveness.facts.extract_facts`) by ``response``."""
+    :func:`~offline_eval.coverage.facts.extract_facts`) by ``response``."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if facts not in FACT_SETS:

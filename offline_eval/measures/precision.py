@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
-from offline_eval.metrics._util import decided, ratio
+from offline_eval.measures._util import decided, ratio
 from offline_eval.types import MetricValue
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {"vital": 1.0, "okay": 0.6, "less-important": 0.4}

@@ -7,14 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from offline_eval.metrics.decay import DEFAULT_TOPK, linear_decay_score
-from offline_eval.metrics.flags import vital_rlp, vital_rlr
-from offline_eval.metrics.precision import (DEFAULT_WEIGHTS, cumulative_precision,
+from offline_eval.measures.decay import DEFAULT_TOPK, linear_decay_score
+from offline_eval.measures.flags import vital_rlp, vital_rlr
+from offline_eval.measures.precision import (DEFAULT_WEIGHTS, cumulative_precision,
                                             factscore_precision, label_precision,
                                             weighted_precision)
-from offline_eval.metrics.recall import (NUGGET_RECALL_VARIANTS, nugget_recall,
+from offline_eval.measures.recall import (NUGGET_RECALL_VARIANTS, nugget_recall,
                                          supports_from_n2s, vital_recall, weighted_recall)
-from offline_eval.metrics._util import harmonic
+from offline_eval.measures._util import harmonic
 from offline_eval.types import Claim, MetricValue, ResponseResult
 
 UNDECIDED_POLICIES = ("exclude", "unsupported")

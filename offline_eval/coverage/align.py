@@ -6,7 +6,7 @@ from typing import Sequence
 
 from offline_eval.audit.quantities import extract_quantities, quantities_match
 from offline_eval.audit.relevance import content_words
-from offline_eval.comprehensiveness.answers import _MONTHS, MASK, AnswerSpan, select_answers
+from offline_eval.coverage.answers import _MONTHS, MASK, AnswerSpan, select_answers
 
 MIN_CONTEXT_OVERLAP = 0.3
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")

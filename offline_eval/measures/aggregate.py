@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from offline_eval.metrics.stats import bootstrap_mean
+from offline_eval.measures.stats import bootstrap_mean
 from offline_eval.types import AggregateValue, MetricValue
 
 

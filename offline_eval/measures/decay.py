@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from offline_eval.metrics._util import ratio
+from offline_eval.measures._util import ratio
 from offline_eval.types import MetricValue
 
 DEFAULT_TOPK = 5
