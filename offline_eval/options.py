@@ -37,7 +37,8 @@ def option(default: Any, help: str, *, choices: Sequence[Any] | None = None,
     """A dataclass field that is also a command-line flag.
 
     Args:
-        default: the default (a bool default of False makes a ``store_true`` flag).
+        default: the default (a bool makes a flag that turns it on, or for a True default
+            off: give that one ``flag="--no-..."``).
         help: the flag's help; the default is added to it.
         choices: the valid values (checked in Python calls too).
         flag: the flag when it is not ``--name-with-dashes`` (``-k``).
@@ -67,11 +68,12 @@ def add_options(parser: argparse.ArgumentParser, cls: type, skip: Iterable[str] 
             continue
         default = None if f.default is MISSING else f.default
         kw: dict[str, Any] = {"dest": f.name, "default": default}
-        shown = "" if default in (None, False) or "(default" in meta["help"] else \
-            f" (default {default})"
+        shown = "" if default is None or isinstance(default, bool) \
+            or "(default" in meta["help"] else f" (default {default})"
         kw["help"] = meta["help"] + shown
-        if default is False and meta.get("type") is None:
-            kw["action"] = "store_true"
+        if isinstance(default, bool) and meta.get("type") is None:
+            # False: the flag turns it on; True: the flag (``--no-x``) turns it off
+            kw["action"] = "store_false" if default else "store_true"
         else:
             if meta.get("choices"):
                 kw["choices"] = meta["choices"]

@@ -9,12 +9,21 @@ score`` writes, and the run summary.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from offline_eval.audit.tally import (CLAIM_VERDICTS, RESPONSE_VERDICTS, WORST_LISTED,
                                       verdict_counts, worst_responses)
+from offline_eval.coverage.facts import FACT_SETS
+from offline_eval.coverage.methods import METHODS
+from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES
 from offline_eval.engines.spec import StageSpec
+from offline_eval.errors import InputError
+from offline_eval.measures.report import UNDECIDED_POLICIES
+from offline_eval.options import make, option
+from offline_eval.runners.base import BACKENDS, DEVICES
+from offline_eval.stages.retrieve import RETRIEVALS
+from offline_eval.types import RunSummary, VerdictCounts
 
 __all__ = ["CLAIM_VERDICTS", "RESPONSE_VERDICTS", "ScoreOptions", "ScoreRun", "score",
            "score_specs", "summarize_run", "verdict_counts", "WORST_LISTED"]
@@ -22,7 +31,8 @@ __all__ = ["CLAIM_VERDICTS", "RESPONSE_VERDICTS", "ScoreOptions", "ScoreRun", "s
 
 @dataclass(frozen=True)
 class ScoreOptions:
-    """Everything ``offline-eval score`` can set.
+    """What decides the rows of :func:`score` and ``offline-eval score`` (each field is also
+    its flag: ``nli_model`` is ``--nli-model``).
 
     Attributes:
         corpus: corpus name or folder for evidence (items with references use those).
@@ -41,25 +51,44 @@ class ScoreOptions:
         gamma: FActScore length penalty.
         undecided: how inconclusive claims count in precision.
         comprehensiveness: ``nli`` | ``qa`` | ``direct`` for items with references, or None
-            to skip it.
+            (``"none"``) to skip it.
         comprehensiveness_facts: ``vital`` | ``all``, the facts comprehensiveness checks.
     """
 
-    corpus: str | None = "wiki-vital"
-    decomposer: str = "syntactic"
-    granularity: str = "clause"
-    decomposer_model: str | None = None
-    nli_model: str | None = None
-    backend: str | None = None
-    device: str | None = None
-    batch_size: int = 32
-    k: int = 5
-    retrieval: str = "subject"
-    home: str | None = None
-    gamma: int = 10
-    undecided: str = "exclude"
-    comprehensiveness: str | None = "qa"
-    comprehensiveness_facts: str = "vital"
+    corpus: str | None = option("wiki-vital", "corpus name or folder")
+    decomposer: str = option("syntactic", "the claim decomposer", choices=DECOMPOSERS)
+    granularity: str = option("clause", "claim granularity: clause (default, the guideline's) "
+                              "or atomic (finer, FActScore-style; --decomposer syntactic only)",
+                              choices=GRANULARITIES)
+    decomposer_model: str | None = option(None, "T5/BART folder or LoRA adapter folder for "
+                                          "--decomposer generative (default: "
+                                          "models/decomposer-smollm2)")
+    nli_model: str | None = option(None, "NLI model name or folder (default: the embedded "
+                                   "nli-minilm)")
+    backend: str | None = option(None, "default: the model's measured default",
+                                 choices=BACKENDS)
+    device: str | None = option(None, "default: best available", choices=DEVICES)
+    batch_size: int = option(32, "pairs per forward pass, and answers per pipeline batch "
+                             "(rows do not depend on it)", positive=True)
+    k: int = option(5, "evidence passages per claim", flag="-k", positive=True)
+    retrieval: str = option("subject", "corpus-mode evidence: subject (default: the passages "
+                            "of the claim's linked subject, then the query's topic, then BM25 "
+                            "naming them) or bm25", choices=RETRIEVALS)
+    home: str | None = option(None, "data home for corpora, imported models and the exported "
+                              "embedder (default $OFFLINE_EVAL_HOME or the user data dir)")
+    gamma: int = option(10, "FActScore length penalty γ", positive=True)
+    undecided: str = option("exclude", "how inconclusive claims count in precision",
+                            choices=UNDECIDED_POLICIES)
+    comprehensiveness: str | None = option("qa", "method for items with references (none "
+                                           "skips it)", choices=(*METHODS, "none"))
+    comprehensiveness_facts: str = option("vital", "facts comprehensiveness checks (default "
+                                          "vital: the key fact per source)", choices=FACT_SETS)
+
+    def __post_init__(self) -> None:
+        if self.comprehensiveness == "none":
+            object.__setattr__(self, "comprehensiveness", None)
+        if self.granularity != "clause" and self.decomposer != "syntactic":
+            raise InputError(f"--granularity {self.granularity} needs --decomposer syntactic")
 
 
 @dataclass(frozen=True)
@@ -69,7 +98,7 @@ class ScoreRun:
 
     results: Sequence[Any]
     rows: Sequence[dict[str, Any]]
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary
 
     def to_pandas(self, rows: str = "responses") -> Any:
         """The rows as a pandas DataFrame: one line per answer (``"responses"``, objects as
@@ -114,18 +143,12 @@ def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions
     ...
     TypeError: unknown option 'corpus_name'; valid: corpus, decomposer, granularity, decomposer_model, nli_model, backend, device, batch_size, k, retrieval, home, gamma, undecided, comprehensiveness, comprehensiveness_facts
     """
-    from dataclasses import replace
-
     from offline_eval.engines.local import run_batch
     from offline_eval.engines.spec import build_pipeline
     from offline_eval.io.items import DEFAULT_LIMITS, read_items
     from offline_eval.io.rows import score_row
 
-    valid = [f.name for f in fields(ScoreOptions)]
-    bad = [k for k in overrides if k not in valid]
-    if bad:
-        raise TypeError(f"unknown option {bad[0]!r}; valid: {', '.join(valid)}")
-    opts = replace(options or ScoreOptions(), **overrides)
+    opts = make(ScoreOptions, options, overrides)
     lim = limits or DEFAULT_LIMITS
     records = read_items(items, lim, format)
     pipeline = build_pipeline(score_specs(opts))
@@ -185,8 +208,9 @@ def _warnings(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None,
-                  pair_by: str = "query") -> dict[str, Any]:
-    """The run summary from written rows: aggregates, failures, groups and paired tests."""
+                  pair_by: str = "query") -> RunSummary:
+    """The run summary from written rows: aggregates, failures, the audit added up, the
+    worst answers, warnings, groups and paired tests."""
     from offline_eval.api import compare, summarize
 
     ok, failed = [], 0
@@ -196,13 +220,16 @@ def summarize_run(rows: Iterable[Mapping[str, Any]], group_by: str | None = None
         else:
             failed += 1
     ok.sort(key=lambda r: str(r["id"]))
-    out = {**summarize(ok), "n_failed": failed, "verdicts": verdict_counts(ok),
-           "worst": worst_responses(ok, WORST_LISTED), "warnings": _warnings(ok)}
+    counts = verdict_counts(ok)
+    groups = comparisons = None
     if group_by:
-        groups: dict[str, list] = {}
+        by: dict[str, list] = {}
         for r in ok:
-            groups.setdefault(str(r.get("group")), []).append(r)
-        out["groups"] = {g: summarize(rs) for g, rs in groups.items()}
-        if len(groups) > 1:
-            out["comparisons"] = compare(groups, pair_by=pair_by)
-    return out
+            by.setdefault(str(r.get("group")), []).append(r)
+        groups = {g: summarize(rs) for g, rs in by.items()}
+        if len(by) > 1:
+            comparisons = compare(by, pair_by=pair_by)
+    return RunSummary(**summarize(ok), n_failed=failed,
+                      verdicts=VerdictCounts(counts["responses"], counts["claims"]),
+                      worst=worst_responses(ok, WORST_LISTED), warnings=_warnings(ok),
+                      groups=groups, comparisons=comparisons)

@@ -6,7 +6,7 @@ return a new one with :func:`dataclasses.replace`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Iterator, Literal, Mapping, Sequence
 
 Importance = Literal["vital", "okay", "less-important"]
 IMPORTANCE_LABELS: tuple[str, ...] = ("vital", "okay", "less-important")
@@ -256,10 +256,66 @@ class AggregateValue:
 
 
 @dataclass(frozen=True)
-class RunSummary:
-    """Aggregates over a run: per metric mean and CI, and counts."""
+class VerdictCounts:
+    """How many answers got each response verdict (correct, partially correct, incorrect,
+    inconclusive, unverifiable, deflection, no claims) and how many claims each claim
+    verdict, every name present (zeros included)."""
+
+    responses: Mapping[str, int]
+    claims: Mapping[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"responses": dict(self.responses), "claims": dict(self.claims)}
+
+
+@dataclass(frozen=True)
+class RunSummary(Mapping[str, Any]):
+    """What a ``score`` run adds up to; its JSON (:meth:`to_json`) is ``--summary``.
+
+    Attributes:
+        n_responses: rows scored (failed rows not included).
+        abstention_ratio: the share of deflections (None without rows).
+        metrics: per metric ``{"mean", "ci95", "n", ...}`` (bootstrap 95% CI).
+        n_failed: rows that failed (error rows).
+        verdicts: the audit added up (:class:`VerdictCounts`).
+        worst: the worst answers, most severe first, each with its first non-correct claims.
+        warnings: rows scored with a warning: ``{"n_rows", "ids", "messages"}``.
+        groups: per ``group_by`` value, that group's ``n_responses``, ``abstention_ratio``
+            and ``metrics`` (None without ``group_by``).
+        comparisons: paired tests between the groups (None with fewer than two).
+        run: the run record (flags, models, versions), when a file run wrote one.
+
+    It reads as a mapping too (``summary["verdicts"]["responses"]``), the same as its JSON.
+    """
 
     n_responses: int
+    abstention_ratio: float | None
+    metrics: Mapping[str, Any]
     n_failed: int
-    aggregates: Mapping[str, AggregateValue]
-    abstention_ratio: float | None = None
+    verdicts: VerdictCounts
+    worst: Sequence[Mapping[str, Any]]
+    warnings: Mapping[str, Any]
+    groups: Mapping[str, Any] | None = None
+    comparisons: Sequence[Mapping[str, Any]] | None = None
+    run: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--summary`` JSON, keys in this order; absent parts left out."""
+        out: dict[str, Any] = {"n_responses": self.n_responses,
+                               "abstention_ratio": self.abstention_ratio,
+                               "metrics": self.metrics, "n_failed": self.n_failed,
+                               "verdicts": self.verdicts.to_json(), "worst": list(self.worst),
+                               "warnings": self.warnings}
+        for name in ("groups", "comparisons", "run"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_json())
+
+    def __len__(self) -> int:
+        return len(self.to_json())

@@ -119,20 +119,20 @@ def reader(name: str) -> Callable[[str], Any]:
         from offline_eval.io.items import read_items
         return read_items
     if name == "verify":
-        from offline_eval.cli.verify import _rows
-        return _rows
+        from offline_eval.commands.verify import read
+        return read
     if name == "claims":
         from offline_eval.io.claims_input import read_judged
         return lambda p: list(read_judged(p))
     if name == "rank":
-        from offline_eval.cli.rank import read_rank_rows
-        return read_rank_rows
+        from offline_eval.commands.rank import read
+        return read
     if name == "nuggets":
-        from offline_eval.cli.nuggets import read_nugget_items
-        return read_nugget_items
+        from offline_eval.commands.nuggets import read
+        return read
     if name == "decompose":
-        from offline_eval.cli.decompose import _items
-        return _items
+        from offline_eval.commands.decompose import read
+        return read
     if name == "comprehensiveness":
         from offline_eval.coverage.api import read_rows
         return read_rows

@@ -1,9 +1,10 @@
 """The ``offline-eval`` command: parse, call the API, write. Nothing else.
 
-Each subcommand lives in its own module under ``offline_eval/cli/`` exposing
-``add_parser(subparsers)`` which sets ``func=`` on its parser; the function takes the
-parsed ``argparse.Namespace`` and returns an exit code. The list of subcommand
-modules is :data:`COMMANDS`.
+The row commands' parsers are generated from their options (:data:`ROW_COMMANDS`,
+:mod:`offline_eval.commands`); every other subcommand lives in its own module under
+``offline_eval/cli/`` exposing ``add_parser(subparsers)``, which sets ``func=`` on its
+parser; the function takes the parsed ``argparse.Namespace`` and returns an exit code.
+The list of subcommands is :data:`COMMANDS`.
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from typing import Sequence
 
 from offline_eval.errors import InputError, ModelError, OfflineEvalError, RenamedFieldWarning
 
-# One line per subcommand module; order is the order in --help.
+# One line per subcommand; order is the order in --help. A command with a module under
+# offline_eval/cli/ has its own parser there; the row commands (verify, decompose, rank,
+# nuggets, comprehensiveness) are generated from their options in offline_eval.commands.
 COMMANDS: tuple[str, ...] = (
     "score",
     "metrics",
@@ -29,16 +32,30 @@ COMMANDS: tuple[str, ...] = (
     "status",
 )
 
+#: the row commands and their one-line help
+ROW_COMMANDS: dict[str, str] = {
+    "decompose": "split responses into atomic claims",
+    "verify": "NLI on premise/hypothesis pairs or claims with their references",
+    "rank": "label claims vital / okay / less-important",
+    "nuggets": "nuggets from references, with their support",
+    "comprehensiveness": "which facts in the references the answer misses",
+}
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="offline-eval",
         description="Score how factual and how complete an LLM answer is, fully offline.")
     from offline_eval import __version__
+    from offline_eval.cli._shared import add_row_command
+
     parser.add_argument("--version", action="version", version=f"offline-eval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"offline_eval.cli.{name}").add_parser(sub)
+        if name in ROW_COMMANDS:
+            add_row_command(sub, name, ROW_COMMANDS[name])
+        else:
+            importlib.import_module(f"offline_eval.cli.{name}").add_parser(sub)
     return parser
 
 
@@ -53,6 +70,18 @@ def _check_paths(args: argparse.Namespace) -> None:
     check_paths([getattr(args, "summary", None), getattr(args, "html", None),
                  getattr(args, "table", None), None if folder else out],
                 [i for i in ins if isinstance(i, str)], [out] if folder else [])
+
+
+def _resume_hint(exc: BaseException, argv: Sequence[str]) -> str:
+    """``; continue with: offline-eval ... --resume`` after a stopped run (else nothing)."""
+    from offline_eval.engines.local import RunInterrupted
+
+    if not isinstance(exc, RunInterrupted):
+        return ""
+    import shlex
+
+    again = [a for a in argv if a not in ("--overwrite", "--resume")]
+    return f"; continue with: offline-eval {shlex.join(again)} --resume"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,7 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"offline-eval: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as exc:  # score says what is saved and how to resume
-        print(f"offline-eval: interrupted{': ' + str(exc) if str(exc) else ''}", file=sys.stderr)
+        print(f"offline-eval: interrupted{': ' + str(exc) if str(exc) else ''}"
+              f"{_resume_hint(exc, args.argv)}", file=sys.stderr)
         return 130
     finally:
         warnings.formatwarning = shown

@@ -10,31 +10,55 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-from offline_eval.cli._resume import add_resume_flag
 from offline_eval.errors import InputError
 
 
-def add_row_flags(p: argparse.ArgumentParser, batch_size: int | None = None) -> None:
-    """``--resume``, ``--overwrite``, ``--home``, ``--quiet`` (and ``--batch-size`` when
-    ``batch_size`` is given), as ``score`` has them; :func:`run_row_command` applies them."""
-    add_resume_flag(p)
+def add_row_command(sub: argparse._SubParsersAction, module: str, help: str) -> None:
+    """The parser of a row command (:mod:`offline_eval.commands`): the input, ``-o``, a flag
+    per option of its options dataclass, and the shared flags; running it is one call of
+    :func:`offline_eval.commands.write`."""
+    import importlib
+
+    from offline_eval.options import add_options
+
+    mod = importlib.import_module(f"offline_eval.commands.{module}")
+    doc = (mod.__doc__ or "").split("\n\n", 1)
+    p = sub.add_parser(mod.COMMAND.name, help=help, description=doc[-1],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="IN.jsonl", help="the rows (JSONL)")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
+                   help="output JSONL (default: standard output)")
+    add_options(p, mod.COMMAND.options)
+    add_row_flags(p)
+    p.set_defaults(func=lambda args: _write(mod.COMMAND, args))
+
+
+def _write(command: Any, args: argparse.Namespace) -> int:
+    from offline_eval.commands import write
+    from offline_eval.options import from_args
+
+    write(command, args.input, args.output, from_args(command.options, args), args.resume)
+    return 0
+
+
+def add_row_flags(p: argparse.ArgumentParser) -> None:
+    """``--resume``, ``--overwrite``, ``--home``, ``--quiet``, as ``score`` has them;
+    :func:`run_row_command` applies them."""
+    p.add_argument("--resume", action="store_true",
+                   help="keep the rows a stopped run of the same input and options finished "
+                        "(in .OUT.partial) and compute only the rest")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an output that already holds rows (refused without it)")
     p.add_argument("--home", help="data home for corpora and imported models (default "
                    "$OFFLINE_EVAL_HOME or the user data dir)")
     p.add_argument("--quiet", action="store_true", help="no model-loading lines on stderr")
-    if batch_size is not None:
-        p.add_argument("--batch-size", type=int, default=batch_size,
-                       help=f"rows per batch (default {batch_size}; rows do not depend on it)")
     p.set_defaults(row_command=True)
 
 
 def run_row_command(args: argparse.Namespace) -> int:
     """Check the output and the shared flags, then run the command in its data home."""
-    if getattr(args, "batch_size", 1) <= 0:
-        raise InputError("--batch-size must be positive")
     refuse_filled_output(args.output, args.resume, args.overwrite)
     show_progress(not args.quiet)
     with data_home(args.home):

@@ -1,4 +1,5 @@
-"""Comprehensiveness for rows of ``{"id","query","sources":[str,...],"response"}``."""
+"""Comprehensiveness for rows of ``{"id", "query", "references": [str | {"id", "text"}],
+"response"}``."""
 from __future__ import annotations
 
 import os
@@ -9,16 +10,15 @@ from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Dec
                                                     Entail, comprehensiveness,
                                                     entailer_from_runner)
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import ReferencesField, get_field, read_jsonl
+from offline_eval.io.jsonl import ReferencesField, get_field
 
 
 def load_entailer(model: str | None = None, backend: str | None = None,
                   device: str | None = None, batch_size: int = 32) -> Entail:
     """P(entailment) from the NLI model the verifier uses (default: the embedded one)."""
-    from offline_eval.modelstore import resolve_model
-    from offline_eval.runners.load import shared_runner
+    from offline_eval.nli.verifier import load_nli
 
-    return entailer_from_runner(shared_runner(resolve_model(model), backend, device, batch_size))
+    return entailer_from_runner(load_nli(model, backend, device, batch_size).runner)
 
 
 class SentenceFacts:
@@ -57,35 +57,45 @@ def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:
     return {"id": row_id, **(coverage_json(cov) or {})}
 
 
-def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, list[str], str]]:
-    """Every row of ``path`` validated (ids unique): ``(id, query, sources, response)``."""
-    seen: set[str] = set()
+Parsed = tuple[str, str, list[tuple[str, str]], str]
+
+
+def read_rows(items: Any) -> list[Parsed]:
+    """Every row of ``items`` (a JSONL path or rows) validated, ids unique:
+    ``(id, query, sources, response)``, each source ``(source id, text)``. A reference is a
+    string (source id ``s0``, ``s1``, ... by place) or an ``{"id", "text"}`` object."""
+    from offline_eval.io.jsonl import UniqueIds, row_source
+
+    where, source = row_source(items)
+    unique = UniqueIds(where)
     rows = []
-    refs = ReferencesField(path)
-    for line, row in read_jsonl(path):
+    refs = ReferencesField(where)
+    for line, row in source:
         def get(name: str, kind: Any, **kw: Any) -> Any:
             try:
                 return get_field(row, name, kind, **kw)
             except InputError as exc:
-                raise InputError(exc.reason, path=str(path), line=line, field=name) from None
+                raise InputError(exc.reason, path=where, line=line, field=name) from None
 
-        rid = str(get("id", (str, int)))
-        if rid in seen:
-            raise InputError(f"duplicate id {rid!r}", path=str(path), line=line, field="id")
-        seen.add(rid)
+        rid = unique(get("id", (str, int)), line)
         query, response = get("query", str), get("response", str)
         key = refs.key(row, line)
-        sources: Sequence[Any] = get(key, list)
-        for i, s in enumerate(sources):
-            if not isinstance(s, str):
-                raise InputError(f"expected str, got {type(s).__name__}", path=str(path),
-                                 line=line, field=f"{key}[{i}]")
-        rows.append((rid, query, list(sources), response))
+        sources = []
+        for i, s in enumerate(get(key, list)):
+            if isinstance(s, dict) and isinstance(s.get("id"), (str, int)) \
+                    and not isinstance(s.get("id"), bool) and isinstance(s.get("text"), str):
+                sources.append((str(s["id"]), s["text"]))
+            elif isinstance(s, str):
+                sources.append((f"s{i}", s))
+            else:
+                raise InputError(f"expected str or an object with id and text, got "
+                                 f"{type(s).__name__}", path=where, line=line, field=f"{key}[{i}]")
+        rows.append((rid, query, sources, response))
     refs.note()
     return rows
 
 
-def evaluate_rows(rows: Sequence[tuple[str, str, list[str], str]], method: str, entail: Entail,
+def evaluate_rows(rows: Sequence[Parsed], method: str, entail: Entail,
                   decompose: Decompose | None = None,
                   facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
     """The coverage row of each parsed row (:func:`read_rows`), in order."""
@@ -94,8 +104,7 @@ def evaluate_rows(rows: Sequence[tuple[str, str, list[str], str]], method: str, 
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     for rid, query, sources, response in rows:
-        cov = comprehensiveness(query, [(f"s{i}", s) for i, s in enumerate(sources)], response,
-                                method, entail, decompose, facts)
+        cov = comprehensiveness(query, sources, response, method, entail, decompose, facts)
         yield coverage_row(rid, cov)
 
 

@@ -148,6 +148,37 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a run: ``saved`` of ``total`` rows are in ``output``
+    (every finished batch is flushed; ``resume`` continues it)."""
+
+    def __init__(self, saved: int, total: int, output: Path) -> None:
+        super().__init__(f"{saved} of {total} rows are saved in {output}")
+        self.saved, self.total, self.output = saved, total, output
+
+
+@contextmanager
+def saved_on_interrupt(output: Path, total: int) -> Iterator[None]:
+    """Turns Ctrl-C and SIGTERM into :class:`RunInterrupted`, counting the saved rows;
+    the old SIGTERM handler is restored after."""
+    import signal
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    except KeyboardInterrupt:
+        saved = 0
+        if output.is_file():
+            with output.open("rb") as fh:
+                saved = sum(b'"status":"ok"' in line or b'"status": "ok"' in line for line in fh)
+        raise RunInterrupted(saved, total, output) from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 @contextmanager
 def _closing(bar: RunProgress) -> Iterator[RunProgress]:
     """The bar closed however the run ends (Ctrl-C included)."""

@@ -13,12 +13,11 @@ Two row formats are accepted (detected per row):
 """
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import get_field, read_jsonl
+from offline_eval.io.jsonl import get_field
 from offline_eval.types import (IMPORTANCE_LABELS, NUGGET_SUPPORT_LABELS, VERDICT_LABELS, Claim,
                                 Item, Nugget, ResponseResult, Verdict)
 
@@ -156,14 +155,14 @@ def _check_unique(ctx: _Ctx, ids: list[str], field: str) -> None:
         seen.add(i)
 
 
-def read_judged(path: str | os.PathLike[str]) -> Iterator[ResponseResult]:
-    """Read judged claims in either format; ids must be unique across the file."""
-    seen: dict[str, int] = {}
-    for line, row in read_jsonl(path):
+def read_judged(items: Any) -> Iterator[ResponseResult]:
+    """Read judged claims in either format from a JSONL path or rows; ids must be unique."""
+    from offline_eval.io.jsonl import UniqueIds, row_source
+
+    where, source = row_source(items)
+    unique = UniqueIds(where)
+    for line, row in source:
         fmt = parse_vital_row if "decomposition" in row else parse_native_row
-        result = fmt(row, str(path), line)
-        if result.id in seen:
-            raise InputError(f"duplicate id {result.id!r} (first on line {seen[result.id]})",
-                             path=str(path), line=line, field="id")
-        seen[result.id] = line
+        result = fmt(dict(row), where, line)
+        unique(result.id, line)
         yield result

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping, Sequence
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 from offline_eval.errors import InputError
 
@@ -42,6 +42,37 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
                 raise InputError(f"expected a JSON object, got {type(row).__name__}",
                                  path=str(path), line=lineno)
             yield lineno, row
+
+
+def row_source(items: "str | os.PathLike[str] | Iterable[Any]", text: str | None = None
+               ) -> tuple[str, Iterator[tuple[int, Mapping[str, Any]]]]:
+    """Where rows come from and ``(line, row)`` pairs: a JSONL path (:func:`read_jsonl`), or
+    a Python caller's rows, named ``<items>`` and numbered from 1, each a mapping (or, with
+    ``text``, a plain string: the row ``{"id": N, text: string}``).
+
+    >>> where, rows = row_source([{"id": 1}, "x"])
+    >>> where, next(rows)
+    ('<items>', (1, {'id': 1}))
+    >>> next(rows)
+    Traceback (most recent call last):
+    ...
+    offline_eval.errors.InputError: <items>:2: expected an object, got str
+    """
+    if isinstance(items, (str, os.PathLike)):
+        return str(items), read_jsonl(items)
+    if isinstance(items, Mapping):
+        raise InputError("expected rows (a list of objects) or a JSONL path, got one object",
+                         path="<items>")
+
+    def objects() -> Iterator[tuple[int, Mapping[str, Any]]]:
+        for n, row in enumerate(items, 1):
+            if text and isinstance(row, str):
+                row = {"id": n, text: row}
+            if not isinstance(row, Mapping):
+                raise InputError(f"expected an object, got {type(row).__name__}",
+                                 path="<items>", line=n)
+            yield n, row
+    return "<items>", objects()
 
 
 def get_field(row: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *,
@@ -258,3 +289,17 @@ def check_paths(outputs: Sequence[str | os.PathLike[str] | None],
             parent = parent.parent
         if parent.exists() and not parent.is_dir():
             raise InputError(f"cannot write here: {parent} is a file", path=str(p))
+
+
+def write_rows(path: str | os.PathLike[str] | None, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Every row to ``path`` (None or ``-``: standard output) through :class:`JsonlWriter`."""
+    with JsonlWriter(path) as out:
+        for row in rows:
+            out.write(row)
+
+
+def write_json(path: str | os.PathLike[str], obj: Any) -> None:
+    """``obj`` as indented JSON (a summary): strict (no NaN), one trailing newline, its folder
+    made."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(obj, indent=2, allow_nan=False) + "\n", encoding="utf-8")

@@ -291,3 +291,17 @@ def decomposer_splitter(name: str = "syntactic") -> Callable[[str], list[str]]:
 
     decomposer = get_decomposer(name)
     return lambda claim: list(decompose_sentence(decomposer, "", claim).claims)
+
+
+def load_nli(model: str | Any = None, backend: str | None = None, device: str | None = None,
+             batch_size: int = 32, purpose: str = "claims") -> Verifier:
+    """The one way an NLI model is loaded: resolved by name or folder (default: the embedded
+    one), its manifest checked, its runner shared by every stage of the process with the same
+    arguments (:func:`~offline_eval.runners.load.shared_runner`), and its ``verifier.json``
+    read for ``purpose`` (``claims``, or ``nuggets`` for the nuggets block)."""
+    from offline_eval.modelstore import resolve_model
+    from offline_eval.nli.config import load_config
+    from offline_eval.runners.load import shared_runner
+
+    path = resolve_model(model)
+    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path, purpose))

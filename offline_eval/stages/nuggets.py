@@ -15,13 +15,10 @@ from offline_eval.types import Reference, ResponseResult
 
 def default_verifier(model: str | None = None, backend: str | None = None,
                      device: str | None = None, batch_size: int = 32) -> Any:
-    """The NLI verifier the ``verify`` stage uses, loaded from the model store."""
-    from offline_eval.modelstore import resolve_model
-    from offline_eval.nli.config import load_config
-    from offline_eval.nli.verifier import Verifier
-    from offline_eval.runners.load import shared_runner
-    path = resolve_model(model)
-    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path, purpose="nuggets"))
+    """The NLI verifier of the nuggets stage (the model's ``nuggets`` block)."""
+    from offline_eval.nli.verifier import load_nli
+
+    return load_nli(model, backend, device, batch_size, purpose="nuggets")
 
 
 def default_builder(config: NuggetConfig = NuggetConfig(),

@@ -55,14 +55,14 @@ class Verify:
     def verifier(self) -> Verifier:
         """The verifier, loading the model on first use."""
         if self._verifier is None:
-            path = None
             if self._runner is None:
-                from offline_eval.modelstore import resolve_model
-                from offline_eval.runners.load import shared_runner
+                from offline_eval.nli.verifier import load_nli
 
-                path = resolve_model(self.model)
-                self._runner = shared_runner(path, self.backend, self.device, self.batch_size)
-            cfg = self._config or load_config(path)
+                loaded = load_nli(self.model, self.backend, self.device, self.batch_size)
+                self._runner = loaded.runner
+                cfg = self._config or loaded.config
+            else:
+                cfg = self._config or load_config(None)
             self._verifier = Verifier(self._runner, cfg)
         return self._verifier
 

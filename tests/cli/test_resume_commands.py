@@ -92,7 +92,7 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_file(command, tmp_path, stop
 
 
 def test_resume_computes_only_the_rest(tmp_path, stop_after, monkeypatch):
-    import offline_eval.cli.verify as verify_cli
+    import offline_eval.commands.verify as verify_cli
 
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["verify"]))
@@ -101,12 +101,12 @@ def test_resume_computes_only_the_rest(tmp_path, stop_after, monkeypatch):
     stop_after(2)
     assert _run("verify", inp, out) == 130
     seen = []
-    real = verify_cli._verify_chunk
+    real = verify_cli.verify_chunk
     def counted(verifier, rows):
         seen.extend(r["id"] for _, _, r in rows)
         return real(verifier, rows)
 
-    monkeypatch.setattr(verify_cli, "_verify_chunk", counted)
+    monkeypatch.setattr(verify_cli, "verify_chunk", counted)
     monkeypatch.setattr(ResumableWriter, "write", REAL_WRITE)  # no more stops
     assert _run("verify", inp, out, "--resume") == 0
     assert seen == ["p2", "c2", "p3"]

@@ -38,4 +38,4 @@ def test_an_output_holding_rows_needs_overwrite_or_resume(tmp_path, capsys, name
     assert main([name, str(inp), "-o", str(out), "--resume", "--overwrite"]) == 2
     assert "exclude each other" in capsys.readouterr().err
     assert main([name, str(inp), "-o", str(out), "--batch-size", "0", "--overwrite"]) == 2
-    assert "--batch-size must be positive" in capsys.readouterr().err
+    assert "batch_size (--batch-size) must be positive" in capsys.readouterr().err

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from offline_eval.cli import main
-from offline_eval.cli.rank import rank_file
+from offline_eval.commands.rank import rank_rows, read
 from offline_eval.errors import InputError
 
 
@@ -21,7 +21,7 @@ def test_rank_file_output_shape(tmp_path, fake_ranker):
         {"id": 7, "query": "q", "claims": []},
         {"id": "b", "query": "q"},
     ])
-    rows = list(rank_file(path, fake_ranker))
+    rows = list(rank_rows(read(path), fake_ranker))
     assert rows[0] == {"id": "a", "claims": [{"id": "x", "importance": "vital", "score": 0.0},
                                              {"id": "2", "importance": "less-important",
                                               "score": -1.0}], "order": ["x", "2"]}
@@ -29,17 +29,27 @@ def test_rank_file_output_shape(tmp_path, fake_ranker):
     assert rows[2] == {"id": "b", "claims": [], "order": []}
 
 
+def test_plain_string_claims_take_their_place_as_id(tmp_path, fake_ranker):
+    rows = list(rank_rows(read(write(tmp_path, [{"id": "a", "query": "q", "claims": ["t1", "t2"]}])),
+                          fake_ranker))
+    assert [c["id"] for c in rows[0]["claims"]] == ["0", "1"]
+    assert rows == list(rank_rows(read(write(tmp_path, [{"id": "a", "query": "q", "claims": [
+        {"id": "0", "text": "t1"}, {"id": "1", "text": "t2"}]}])), fake_ranker))
+
+
 @pytest.mark.parametrize("row,match", [
     ({"id": "a", "claims": []}, r"in.jsonl:2: field 'query': missing required field"),
     ({"id": "a", "query": " ", "claims": []}, r"in.jsonl:2: field 'query': must not be empty"),
     ({"id": "a", "query": "q", "claims": [{"id": "x", "text": "1"}, {"id": "x", "text": "2"}]},
      r"in.jsonl:2: field 'claims\[1\].id': duplicate claim id 'x'"),
-    ({"id": "a", "query": "q", "claims": ["text"]}, r"in.jsonl:2: field 'claims\[0\]'"),
+    ({"id": "a", "query": "q", "claims": [3]}, r"in.jsonl:2: field 'claims\[0\]': expected a string"),
+    ({"id": "a", "query": "q", "claims": ["t", {"id": 0, "text": "u"}]},
+     r"in.jsonl:2: field 'claims\[1\].id': duplicate claim id '0'"),
 ])
 def test_bad_input_names_file_and_line(tmp_path, row, match, fake_ranker):
     path = write(tmp_path, [{"id": "ok", "query": "q", "claims": []}, row])
     with pytest.raises(InputError, match=match):
-        list(rank_file(path, fake_ranker))
+        list(rank_rows(read(path), fake_ranker))
 
 
 def test_cli_reports_bad_input_with_exit_code_2(tmp_path, capsys):
@@ -65,4 +75,4 @@ def test_cli_rejects_unknown_backend(tmp_path, capsys):
 def test_cli_rejects_negative_parse_workers(tmp_path, capsys):
     path = write(tmp_path, [{"id": "a", "query": "q", "claims": []}])
     assert main(["rank", path, "--parse-workers", "-1"]) == 2
-    assert "--parse-workers must be >= 0" in capsys.readouterr().err
+    assert "parse_workers (--parse-workers) must be >= 0" in capsys.readouterr().err

@@ -102,7 +102,7 @@ def test_nuggets_stage_end_to_end_with_fakes(embedder):
 
 
 def test_cli_nuggets_rows(tmp_path, embedder):
-    from offline_eval.cli.nuggets import nugget_rows, read_nugget_items
+    from offline_eval.commands.nuggets import nugget_rows, read as read_nugget_items
     p = tmp_path / "in.jsonl"
     p.write_text(json.dumps({"id": 1, "query": "who founded Acme",
                              "references": [r.text for r in REFS],

@@ -118,10 +118,10 @@ def test_ranker_cuts_at_the_predicted_proportions(nlp, embedder, tmp_path):
     loaded = ImportanceRanker(tmp_path, embedder=embedder, nlp=nlp)
     assert loaded.rank(QUERY, CLAIMS).labels == labels
     # the rank CLI reports the shares it cut at
-    from offline_eval.cli.rank import rank_file
+    from offline_eval.commands.rank import rank_rows, read
     rows = tmp_path / "in.jsonl"
     rows.write_text(json.dumps({"id": "r", "query": QUERY, "claims": [
         {"id": str(i), "text": c} for i, c in enumerate(CLAIMS)]}) + "\n", encoding="utf-8")
-    (out,) = rank_file(str(rows), loaded)
+    (out,) = rank_rows(read(str(rows)), loaded)
     assert out["proportions"] == {"vital": 0.45, "okay": 0.45, "less-important": 0.1}
     assert [c["importance"] for c in out["claims"]] == list(labels)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from offline_eval.cli.verify import _rows as verify_rows
+from offline_eval.commands.verify import read as verify_rows
 from offline_eval.coverage.api import read_rows as coverage_rows
 from offline_eval.errors import InputError, RenamedFieldWarning
 from offline_eval.io.items import read_items

@@ -108,32 +108,26 @@ def test_dataframe_in_dataframe_out(home, native):
 def test_ray_reads_peer_and_table_input_as_the_driver_did(tmp_path):
     """Ray workers read JSONL lines: a peer or table input reaches them as the native rows
     the driver validated (same ids from row numbers), a native JSONL file as itself."""
-    import argparse
-
-    from offline_eval.cli.score import _native_input
     from offline_eval.io.items import read_items
+    from offline_eval.score_file import native_input
 
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": "q?", "response": "An answer."}) + "\n\n" +
                    json.dumps({"question": "r?", "response": "Another."}) + "\n")
-    args = argparse.Namespace(input=str(inp), output=str(tmp_path / "ray-out"))
-    native_path = _native_input(args, "veriscore")
+    out = str(tmp_path / "ray-out")
+    native_path = native_input(str(inp), out, "veriscore")
     assert read_items(native_path) == read_items(inp, fmt="veriscore")
     assert [it.id for it in read_items(native_path)] == ["1", "2"]  # rows, not lines
-    args.input = str(inp)
-    assert _native_input(args, "native") == args.input  # a native JSONL file is read as it is
+    assert native_input(str(inp), out, "native") == str(inp)  # a native JSONL file is read as it is
 
 
 def test_ray_input_from_a_csv_table_counts_rows(tmp_path):
-    import argparse
-
-    from offline_eval.cli.score import _native_input
     from offline_eval.io.items import read_items
+    from offline_eval.score_file import native_input
 
     inp = tmp_path / "in.csv"
     inp.write_text("question,response\nq?,An answer.\nr?,Another.\n", encoding="utf-8")
-    args = argparse.Namespace(input=str(inp), output=str(tmp_path / "ray-out"))
-    native_path = _native_input(args, "veriscore")
+    native_path = native_input(str(inp), str(tmp_path / "ray-out"), "veriscore")
     assert native_path.endswith("input.native.jsonl")
     assert read_items(native_path) == read_items(inp, fmt="veriscore")
     assert [it.id for it in read_items(native_path)] == ["1", "2"]

@@ -67,8 +67,8 @@ def test_bad_evidence_objects_name_line_and_field(tiny_model, tmp_path):
     src.write_text(json.dumps({"id": 1, "claim": "x", "evidence": ["ok"]}) + "\n" +
                    json.dumps({"id": 2, "claim": "x", "evidence": ["ok", {"id": "a"}]}) + "\n")
     with pytest.raises(Exception) as err:
-        from offline_eval.cli.verify import _rows
-        _rows(str(src))
+        from offline_eval.commands.verify import read
+        read(str(src))
     assert f"{src}:2" in str(err.value) and "evidence[1].text" in str(err.value)
 
 

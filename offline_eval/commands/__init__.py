@@ -1,0 +1,69 @@
+"""One public function per command, and the one way their rows are written.
+
+Each row command (``verify``, ``decompose``, ``rank``, ``nuggets``, ``comprehensiveness``)
+is a :class:`RowCommand`: its options dataclass, a reader that validates every row before
+any model loads, and the computation that yields one output row per input row, in order.
+:func:`run` is the Python call (``offline_eval.verify(rows, nli_model=...)``) and
+:func:`write` the command line's (a resumable file, :class:`~offline_eval.io.resume.ResumableWriter`):
+both run the same reader and computation, so the CLI and the API give the same rows.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from offline_eval.options import compared, make
+
+
+
+@dataclass(frozen=True)
+class RowCommand:
+    """A command that writes one row per input row.
+
+    Attributes:
+        name: the command's name.
+        options: its options dataclass (:mod:`offline_eval.options`).
+        read: items (a JSONL path or rows) -> the parsed rows, every one validated.
+        row_id: a parsed row's id.
+        models: options -> the records of the models that decide the rows (for ``--resume``).
+        compute: (parsed rows, options) -> output rows, in order; models load on the first row.
+    """
+
+    name: str
+    options: type
+    read: Callable[[Any], Sequence[Any]]
+    row_id: Callable[[Any], str]
+    models: Callable[[Any], dict[str, Any]]
+    compute: Callable[[Sequence[Any], Any], Iterator[dict[str, Any]]]
+
+
+def run(command: RowCommand, items: Any, options: Any = None,
+        overrides: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The output rows of ``items``, in order (``overrides`` replace single options; a
+    misspelled one is a TypeError naming the valid ones)."""
+    opts = make(command.options, options, overrides or {})
+    return list(command.compute(command.read(items), opts))
+
+
+def write(command: RowCommand, input_path: str | os.PathLike[str],
+          output: str | os.PathLike[str] | None, options: Any, resume: bool = False) -> int:
+    """Validate every row of ``input_path``, then write the output rows to ``output`` (None:
+    standard output) through the resumable writer; ``resume`` keeps the rows a stopped run of
+    the same input, options and models finished. Returns how many rows were computed."""
+    from offline_eval.io.resume import ResumableWriter
+
+    parsed = command.read(input_path)
+    record = {**compared(options),
+              **{f"model:{k}": v for k, v in command.models(options).items()}}
+    with ResumableWriter(output, input_path, record, resume=resume) as out:
+        done = out.start([command.row_id(r) for r in parsed])
+        for row in command.compute(parsed[done:], options):
+            out.write(row)
+    return len(parsed) - done
+
+
+def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """``rows`` in consecutive slices of ``size``."""
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
