@@ -106,3 +106,58 @@ class RunProgress:
             self.bar.close()
         else:
             self._line(time.monotonic())
+
+
+class _Stderr(logging.Handler):
+    """Writes ``offline-eval: MESSAGE`` to the stderr of the moment (tests swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from tqdm import tqdm
+
+        # through tqdm, so a line said while the bar is drawn does not break it
+        tqdm.write(f"offline-eval: {record.getMessage()}", file=sys.stderr)
+
+
+_HANDLER = _Stderr(logging.INFO)
+
+
+def show_progress(on: bool) -> None:
+    """The library's INFO lines (one per model loaded) on stderr, or none. transformers'
+    own weight-loading bars are silenced either way: the line says the same."""
+    log = logging.getLogger("offline_eval")
+    if on and _HANDLER not in log.handlers:
+        log.addHandler(_HANDLER)
+        log.setLevel(logging.INFO)
+        log.propagate = False   # said once, here, not again by a root handler
+    elif not on and _HANDLER in log.handlers:
+        log.removeHandler(_HANDLER)
+        log.setLevel(logging.NOTSET)
+        log.propagate = True
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # nothing to silence
+        return
+    hf_logging.disable_progress_bar()
+
+
+@contextmanager
+def warnings_on_stderr() -> Iterator[None]:
+    """The library's warnings, each once, as ``offline-eval: warning: MESSAGE`` on the
+    stderr of the moment (through tqdm, so a progress bar is not broken)."""
+    import warnings
+
+    from offline_eval.errors import RenamedFieldWarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        from tqdm import tqdm
+
+        text = (f"offline-eval: warning: {message}"
+                if issubclass(category, (UserWarning, RenamedFieldWarning))
+                else warnings.formatwarning(message, category, filename, lineno, line).rstrip())
+        tqdm.write(text, file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = show
+        yield

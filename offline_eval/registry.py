@@ -55,10 +55,15 @@ def registered_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def resolve(name: str) -> Callable[..., Any]:
-    """Import and return the factory registered under ``name``."""
+def target(name: str) -> str:
+    """The ``module:attribute`` registered under ``name`` (nothing is imported)."""
     names = registered_names()
     if name not in _REGISTRY:
         raise KeyError(f"unknown name {name!r}; registered: {', '.join(names)}")
-    module, _, attr = _REGISTRY[name].partition(":")
+    return _REGISTRY[name]
+
+
+def resolve(name: str) -> Callable[..., Any]:
+    """Import and return the factory registered under ``name``."""
+    module, _, attr = target(name).partition(":")
     return getattr(importlib.import_module(module), attr)

@@ -91,7 +91,7 @@ def score_file(input_path: str | os.PathLike[str], output: str | os.PathLike[str
         InputError: a bad row (file:line and field), option, output or ``resume`` mismatch,
             before any row is scored.
     """
-    from offline_eval.cli._shared import refuse_filled_output
+    from offline_eval.io.resume import refuse_filled_output
     from offline_eval.io.items import read_items
 
     opts, job = check(options or ScoreOptions()), check(job or ScoreJob())

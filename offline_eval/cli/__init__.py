@@ -13,24 +13,11 @@ import importlib
 import sys
 from typing import Sequence
 
-from offline_eval.errors import InputError, ModelError, OfflineEvalError, RenamedFieldWarning
+from offline_eval.errors import InputError, ModelError, OfflineEvalError
 
-# One line per subcommand; order is the order in --help. A command with a module under
-# offline_eval/cli/ has its own parser there; the row commands (verify, decompose, rank,
-# nuggets, comprehensiveness) are generated from their options in offline_eval.commands.
-COMMANDS: tuple[str, ...] = (
-    "score",
-    "metrics",
-    "decompose",
-    "corpus",
-    "search",
-    "verify",
-    "rank",
-    "nuggets",
-    "comprehensiveness",
-    "models",
-    "status",
-)
+# Every subcommand, in the order of --help.
+COMMANDS: tuple[str, ...] = ("score", "metrics", "decompose", "corpus", "search", "verify", "rank",
+                             "nuggets", "comprehensiveness", "models", "status")
 
 #: the row commands and their one-line help
 ROW_COMMANDS: dict[str, str] = {
@@ -59,31 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_paths(args: argparse.Namespace) -> None:
-    """Output paths that would destroy an input or fail after the work is done are
-    refused before any work starts (see :func:`offline_eval.io.jsonl.check_paths`)."""
-    from offline_eval.io.jsonl import check_paths
-
-    ins = [getattr(args, "input", None), *(getattr(args, "inputs", None) or ()), getattr(args, "dev", None)]
-    out = getattr(args, "output", None)
-    folder = getattr(args, "engine", None) == "ray"  # score --engine ray writes a folder
-    check_paths([getattr(args, "summary", None), getattr(args, "html", None),
-                 getattr(args, "table", None), None if folder else out],
-                [i for i in ins if isinstance(i, str)], [out] if folder else [])
-
-
-def _resume_hint(exc: BaseException, argv: Sequence[str]) -> str:
-    """``; continue with: offline-eval ... --resume`` after a stopped run (else nothing)."""
-    from offline_eval.engines.local import RunInterrupted
-
-    if not isinstance(exc, RunInterrupted):
-        return ""
-    import shlex
-
-    again = [a for a in argv if a not in ("--overwrite", "--resume")]
-    return f"; continue with: offline-eval {shlex.join(again)} --resume"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -91,25 +53,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    import warnings
+    from offline_eval.cli._shared import check_paths, resume_hint, run_row_command
+    from offline_eval.progress import warnings_on_stderr
 
-    shown = warnings.formatwarning  # our warnings read as one line, not as a code location
-    warnings.formatwarning = lambda message, category, *a, **k: (  # type: ignore[assignment]
-        f"offline-eval: warning: {message}\n" if issubclass(category, (UserWarning, RenamedFieldWarning))
-        else shown(message, category, *a, **k))
     try:
-        _check_paths(args)
-        if getattr(args, "row_command", False):  # the shared flags of the row commands
-            from offline_eval.cli._shared import run_row_command
-
-            return run_row_command(args)
-        return int(args.func(args) or 0)
-    except (InputError, ModelError) as exc:
+        with warnings_on_stderr():
+            check_paths(args)
+            return run_row_command(args) if getattr(args, "row_command", False) \
+                else int(args.func(args) or 0)
+    except (InputError, ModelError, OfflineEvalError) as exc:
         print(f"offline-eval: error: {exc}", file=sys.stderr)
-        return 2
-    except OfflineEvalError as exc:
-        print(f"offline-eval: error: {exc}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, (InputError, ModelError)) else 1
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file the run could not read or write: no traceback
@@ -118,10 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt as exc:  # score says what is saved and how to resume
         print(f"offline-eval: interrupted{': ' + str(exc) if str(exc) else ''}"
-              f"{_resume_hint(exc, args.argv)}", file=sys.stderr)
+              f"{resume_hint(exc, args.argv)}", file=sys.stderr)
         return 130
-    finally:
-        warnings.formatwarning = shown
 
 
 if __name__ == "__main__":  # pragma: no cover

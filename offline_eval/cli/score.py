@@ -30,12 +30,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from offline_eval.cli._shared import data_home, show_progress
+    from offline_eval.index.home import use_home
+    from offline_eval.progress import show_progress
     from offline_eval.options import from_args
     from offline_eval.score_file import score_file, summary_lines, warning_line
 
     show_progress(not args.quiet)
-    with data_home(args.home):
+    with use_home(args.home):
         done = score_file(args.input, args.output, from_args(ScoreOptions, args),
                           from_args(ScoreJob, args), resume=args.resume,
                           overwrite=args.overwrite, progress=not args.quiet)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from offline_eval.cli.corpus import add_home
+from offline_eval.stages.retrieve import RETRIEVALS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -16,11 +16,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", help="corpus name in the data home, or a corpus folder")
     p.add_argument("query")
     p.add_argument("-k", type=int, default=5, help="number of passages (default 5, as in score)")
-    p.add_argument("--retrieval", choices=("bm25", "subject"), default="bm25",
+    p.add_argument("--retrieval", choices=RETRIEVALS, default="bm25",
                    help="bm25 (default), or subject: the text is a claim, and its linked "
                         "subject's passages come first, as score gathers evidence")
     p.add_argument("--json", action="store_true", help="emit JSON lines")
-    add_home(p)
+    p.add_argument("--home", help="data directory (default: $OFFLINE_EVAL_HOME or the user data dir)")
     p.set_defaults(func=run)
 
 

@@ -23,6 +23,7 @@ from offline_eval.index.documents import DocumentReader
 from offline_eval.index.home import corpora_dir, corpus_path
 from offline_eval.index.store import read_header, write_corpus
 from offline_eval.index.tokenize import Tokenizer
+from offline_eval.options import check, option
 
 _WHEEL_SUFFIXES = (".whl", ".zip")
 
@@ -61,6 +62,58 @@ def build_corpus(name: str, source: str | os.PathLike[str] | None = None, *,
     meta = {"source": {"path": str(src.resolve())}}
     return write_corpus(dest, reader, tokenizer=tokenizer, chunking=chunking, params=params,
                         meta=meta)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How ``offline-eval corpus build`` chunks, tokenizes and guards a corpus."""
+
+    stem: str = option("none", "stemming: none (default) or s (plural stripping)",
+                       choices=("none", "s"))
+    max_words: int = option(200, "passage size in words", positive=True)
+    min_words: int = option(100, "the shortest passage a document is cut into, in words",
+                            positive=True)
+    overlap_words: int = option(30, "words two neighbouring passages share", minimum=0)
+    if_missing: bool = option(False, "do nothing when a usable corpus NAME already exists")
+    overwrite: bool = option(False, "replace a corpus NAME that already exists (refused "
+                             "without it)")
+
+
+def build(name: str, source: str | os.PathLike[str] | None = None,
+          options: BuildOptions | None = None,
+          home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """:func:`build_corpus` with ``options``: the new corpus's header, or None when
+    ``if_missing`` finds a usable corpus ``name`` already built.
+
+    Raises:
+        InputError: ``name`` exists and neither ``overwrite`` nor ``if_missing`` is set; or
+            the chunk sizes do not fit together.
+    """
+    o = check(options or BuildOptions())
+    try:
+        chunking = ChunkConfig(o.max_words, o.min_words, o.overlap_words)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    dest = corpus_path(name, home)
+    if o.if_missing:
+        try:
+            read_header(dest)
+            return None
+        except InputError:
+            pass
+    elif not o.overwrite and dest.exists():
+        raise InputError(f"corpus {name!r} already exists; pass --overwrite to replace it, "
+                         "or --if-missing to keep it", path=str(dest))
+    tokenizer = Tokenizer(stem=None if o.stem == "none" else o.stem)
+    return build_corpus(name, source, home=home, tokenizer=tokenizer, chunking=chunking)
+
+
+def corpus_json(c: "CorpusInfo") -> dict[str, Any]:
+    """One line of ``corpus list --json``."""
+    h = c.header
+    return {"name": c.name, "path": str(c.path), "error": c.error,
+            "n_documents": h.get("n_documents"), "n_passages": h.get("n_passages"),
+            "created": h.get("created"), "license": h.get("license")}
 
 
 @dataclass(frozen=True)

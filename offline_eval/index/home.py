@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from offline_eval.errors import InputError
 
@@ -63,3 +65,21 @@ def check_name(name: str) -> str:
 def corpus_path(name: str, home: str | os.PathLike[str] | None = None) -> Path:
     """The folder of the corpus ``name``."""
     return corpora_dir(home) / check_name(name)
+
+
+@contextmanager
+def use_home(home: str | os.PathLike[str] | None) -> Iterator[None]:
+    """``--home`` for everything the run reads from a data home (corpora, imported NLI models,
+    the exported embedder), and for Ray workers, which inherit the variable; restored after."""
+    if not home:
+        yield
+        return
+    old = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(Path(home).expanduser())
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = old

@@ -158,3 +158,19 @@ class ResumableWriter(JsonlWriter):
             print(f"offline-eval: the {kept} row(s) finished so far are kept in {self._tmp}; "
                   "run the same command with --resume to continue", file=sys.stderr)
         self._fh, self._tmp = None, None
+
+
+def refuse_filled_output(out: str | os.PathLike[str] | None, resume: bool,
+                         overwrite: bool) -> None:
+    """A finished (or killed) run's rows are never thrown away by accident: an output file
+    that already holds rows needs ``--resume`` (continue it) or ``--overwrite`` (start again).
+    Standard output and devices are always written."""
+    if resume and overwrite:
+        raise InputError("--resume and --overwrite exclude each other")
+    if not out or str(out) == "-" or resume or overwrite or not Path(out).is_file() \
+            or os.path.abspath(out).startswith(("/dev/", "/proc/")):
+        return
+    with open(out, "rb") as fh:
+        if any(line.strip() for line in fh):
+            raise InputError("already holds rows; pass --resume to continue that run, or "
+                             "--overwrite to replace it", path=str(out))

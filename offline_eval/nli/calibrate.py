@@ -37,6 +37,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from offline_eval.errors import InputError
+from offline_eval.options import check, option
+from offline_eval.runners.base import BACKENDS, DEVICES
 from offline_eval.nli.combiner import (FEATURE_NAMES, Combiner, balanced_accuracy, best_threshold,
                                        fit_logistic, grid_threshold)
 
@@ -215,3 +217,76 @@ def format_report(report: Mapping[str, Any]) -> str:
         lines.append(f"contradict threshold {report['contradict']} (CV balanced accuracy of "
                      f"contradicted vs the rest {report['contradict_cv_balanced_accuracy']:.3f})")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """Fit the verifier's combiner (NLI + evidence-coverage features) and its support
+    threshold by 5-fold CV on labelled claims, report the CV balanced accuracy next to word
+    overlap, coverage only and NLI only, and store them in the model's verifier.json (the
+    manifest is rewritten). Rows: {"id", "claim", "references": [str, ...], "label"}; label
+    supported | partially_supported | not_supported | unverifiable | contradicted (or true /
+    false). With 10+ contradicted claims the contradict threshold is fitted too. Shipped
+    models are read-only: import a copy first (offline-eval models import models/nli-minilm
+    --name mine)."""
+
+    backend: str | None = option(None, "runtime to calibrate on (default: the model's default; "
+                                 "calibrate on the one you score with)", choices=BACKENDS)
+    device: str | None = option(None, "default: best available", choices=DEVICES)
+    batch_size: int = option(32, "pairs per forward pass", positive=True)
+    min_overlap: float | None = option(None, "set the overlap gate before fitting (default: "
+                                       "the model's)", type=float, minimum=0.0)
+    max_windows: int | None = option(None, "set the windows per claim before fitting (default: "
+                                     "the model's; 0 = all)", type=int, minimum=0)
+    coverage_sentences: int | None = option(None, "sentences per window of the coverage "
+                                            "features before fitting (default: the model's; "
+                                            "0 = the windows the model reads)", type=int,
+                                            minimum=0)
+    coverage_windows: int | None = option(None, "windows the coverage features read per claim "
+                                          "(default: the model's)", type=int, minimum=1)
+    dry_run: bool = option(False, "report only; write nothing")
+
+    def __post_init__(self) -> None:
+        if self.min_overlap is not None and self.min_overlap > 1.0:
+            raise InputError("min_overlap (--min-overlap) must be between 0 and 1")
+
+
+def calibrate_model(model: str | Path, dev_path: str | Path,
+                    options: CalibrateOptions | None = None) -> tuple[Calibration, list[Path]]:
+    """Fit ``model``'s combiner and thresholds on the labelled claims of ``dev_path`` and,
+    unless ``dry_run``, write its ``verifier.json`` and manifest; returns the calibration and
+    the files written.
+
+    Raises:
+        ModelError: a shipped (read-only) model without ``dry_run``.
+    """
+    import json
+
+    from offline_eval.errors import ModelError
+    from offline_eval.modelstore import MANIFEST, resolve_model, shipped_dir, verify_model, write_manifest
+    from offline_eval.nli.config import CONFIG_FILE, dump_config, load_config
+    from offline_eval.nli.verifier import Verifier
+    from offline_eval.runners.load import load_runner, resolve_backend
+
+    o = check(options or CalibrateOptions())
+    path = resolve_model(model).resolve()
+    if not o.dry_run and path.parent == shipped_dir().resolve():
+        raise ModelError(f"{path}: shipped models are read-only; import a copy "
+                         f"(offline-eval models import {path} --name NAME) and calibrate that, "
+                         "or pass --dry-run")
+    dev = read_dev(dev_path)
+    manifest = verify_model(path)
+    runner = load_runner(path, o.backend, o.device, o.batch_size)
+    kind, precision = resolve_backend(path, manifest, o.backend, o.device, None)
+    config = load_config(path).with_overrides(
+        min_overlap=o.min_overlap, max_windows=o.max_windows,
+        coverage_sentences=o.coverage_sentences, coverage_windows=o.coverage_windows)
+    cal = calibrate(Verifier(runner, config), dev, source=str(dev_path),
+                    backend=f"{kind}-{precision}" if precision else kind)
+    if o.dry_run:
+        return cal, []
+    fields = {k: v for k, v in manifest.items() if k not in ("files", "format")}
+    (path / CONFIG_FILE).write_text(json.dumps(dump_config(cal.config), indent=2) + "\n",
+                                    encoding="utf-8")
+    write_manifest(path, **fields)
+    return cal, [path / CONFIG_FILE, path / MANIFEST]

@@ -87,10 +87,10 @@ def test_granularity_is_validated():
 
 
 def run_cli(argv):
-    from offline_eval.cli import decompose as cli_decompose
+    from offline_eval.cli._shared import add_row_command
 
     parser = argparse.ArgumentParser()
-    cli_decompose.add_parser(parser.add_subparsers())
+    add_row_command(parser.add_subparsers(), "decompose", "claims")
     args = parser.parse_args(["decompose", *argv])
     return args.func(args)
 

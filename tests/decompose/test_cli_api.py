@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from offline_eval.cli import decompose as cli_decompose
+from offline_eval.cli._shared import add_row_command
 from offline_eval.decomposition.api import decompose_items, to_row
 from offline_eval.errors import InputError
 from offline_eval.pipeline import Pipeline
@@ -17,7 +17,7 @@ from offline_eval.types import Item, ResponseResult
 
 def run_cli(argv):
     parser = argparse.ArgumentParser()
-    cli_decompose.add_parser(parser.add_subparsers())
+    add_row_command(parser.add_subparsers(), "decompose", "claims")
     args = parser.parse_args(["decompose", *argv])
     return args.func(args)
 

@@ -152,7 +152,7 @@ def test_models_calibrate_refuses_shipped_models_and_bad_input(tmp_path, capsys)
     assert main(["models", "calibrate", "nli-minilm", str(bad), "--dry-run"]) == 2
     assert "bad.jsonl:1: field 'label'" in capsys.readouterr().err
     assert main(["models", "calibrate", "nli-minilm", str(dev), "--dry-run", "--coverage-windows", "0"]) == 2
-    assert "--coverage-windows must be 1 or more" in capsys.readouterr().err
+    assert "coverage_windows (--coverage-windows) must be >= 1" in capsys.readouterr().err
 
 
 def test_unknown_keys_in_a_model_folder_are_errors_naming_file_and_key(tmp_path):

@@ -38,11 +38,19 @@ ROWS = [
 def test_cli_and_api_give_the_same_verdicts_rules_included(tiny_model, tmp_path, monkeypatch):
     import offline_eval.runners.load as load
 
+    import offline_eval
+
     monkeypatch.setattr(load, "load_runner", lambda *a, **k: EntailAll())
+    load._shared.cache_clear()  # the shared runner is cached per process: this test's own
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    assert main(["verify", str(src), "-o", str(out), "--nli-model", str(tiny_model)]) == 0
-    cli = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    try:
+        assert main(["verify", str(src), "-o", str(out), "--nli-model", str(tiny_model)]) == 0
+        rows = list(map(json.loads, out.read_text().splitlines()))
+        assert offline_eval.verify(str(src), nli_model=str(tiny_model)) == rows  # the public API
+    finally:
+        load._shared.cache_clear()  # no stand-in left for later tests
+    cli = {r["id"]: r for r in rows}
     api = Verifier(EntailAll(), load_config(tiny_model)).judge([(r["claim"], r["evidence"]) for r in ROWS])
     for row, j in zip(ROWS, api):
         got = cli[row["id"]]
