@@ -82,9 +82,9 @@ def audited(rec: Any) -> Any:
     diagnostic; ``score``'s metrics use the NLI judgments."""
     from offline_eval.measures.report import compute_response_metrics
 
-    if rec is None or rec.guideline is None:
+    if rec is None or rec.audit is None:
         return rec
-    verdicts = {a.claim_id: a.verdict for a in rec.guideline.claims}
+    verdicts = {a.claim_id: a.verdict for a in rec.audit.claims}
     claims = tuple(replace(c, judgment=AUDIT_JUDGMENT.get(verdicts.get(c.id, ""), c.judgment))
                    for c in rec.claims)
     rec = replace(rec, claims=claims)

@@ -135,7 +135,7 @@ def run_decomposer(rows: list[dict], decomposer: Any, passes: int = 1) -> tuple[
         rates.append((n_units / dt, n_units / cpu))
     n_claim_units = sum(1 for r in recs for s in r.sentences if s.kind == "claim")
     preds = [[c.text for c in r.claims] for r in recs]
-    fallback = sum(1 for r in recs if r.audit.get("decompose", {}).get("warnings"))
+    fallback = sum(1 for r in recs if r.notes.get("decompose", {}).get("warnings"))
     return preds, {"rates": rates, "units": n_units, "claim_units": n_claim_units,
                    "responses_with_fallback": fallback, "units_rec": recs}
 

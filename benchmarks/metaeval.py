@@ -165,7 +165,7 @@ def strict(rec: Any, claim: Any, setting: str) -> bool:
     in the audit-judgment settings."""
     if "audit" in setting:
         return any(a.claim_id == claim.id and a.verdict == "incorrect"
-                   for a in (rec.guideline.claims if rec.guideline else ()))
+                   for a in (rec.audit.claims if rec.audit else ()))
     return claim.verdict is not None and claim.verdict.label == "contradicted"
 
 
@@ -203,7 +203,7 @@ def agreement(settings: Mapping[str, list[Any]], setting: str, label: str,
                 continue
             gold.append(cg.judgment is False)
             pred.append(co.judgment is False)
-            audit = {a.claim_id: a.verdict for a in (o.guideline.claims if o.guideline else ())}
+            audit = {a.claim_id: a.verdict for a in (o.audit.claims if o.audit else ())}
             kind = audit.get(co.id, "none") if "audit" in setting else (
                 co.verdict.label if co.verdict else "none")
             by_verdict.setdefault(kind, []).append(cg.judgment)
@@ -255,7 +255,7 @@ def part_factcheck(models: Models, limit: int, facts: dict[str, Any]) -> list[st
                               meta={"group": "revised", "factual": True, "pair": r.id}))
     recs = [x for x in run(models.score_no_nuggets, [ResponseResult(it) for it in items]) if x is not None]
     y = [not r.item.meta["factual"] for r in recs]  # positive class: the response has an error
-    verdicts = [r.guideline.verdict if r.guideline else None for r in recs]
+    verdicts = [r.audit.verdict if r.audit else None for r in recs]
     preds = {
         "VITAL-RLP = 1": [value(r, "vital_rlp") == 1.0 for r in recs],
         "audit verdict incorrect or partially correct": [v in ("incorrect", "partially_correct") for v in verdicts],
@@ -476,7 +476,7 @@ def synthetic_detection(sets: Sequence[Any], recs: Sequence[Any], facts: dict[st
         for rec, key in ((w, "w"), (n, "n")):
             cs = [c for c in rec.claims if c.sentence_index < len(rec.sentences) and
                   rec.sentences[c.sentence_index].start <= s.edit.start < rec.sentences[c.sentence_index].end]
-            audit = {a.claim_id: a.verdict for a in (rec.guideline.claims if rec.guideline else ())}
+            audit = {a.claim_id: a.verdict for a in (rec.audit.claims if rec.audit else ())}
             for k in (kind, "all"):
                 flags.setdefault((k, "ns_" + key), []).append(any(c.judgment is False for c in cs))
                 flags.setdefault((k, "in_" + key), []).append(any(audit.get(c.id) == "incorrect" for c in cs))

@@ -146,7 +146,7 @@ def main() -> None:
 def _summary(rows: list[dict]) -> dict:
     from offline_eval.scoring import summarize_run
 
-    return summarize_run(rows, group_by="group")
+    return summarize_run(rows, group_by="group").to_json()
 
 
 if __name__ == "__main__":

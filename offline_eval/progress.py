@@ -158,6 +158,8 @@ def warnings_on_stderr() -> Iterator[None]:
         tqdm.write(text, file=sys.stderr)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("default")
+        # the library's own warnings are shown (once each); other filters stay as the user set them
+        for category in (UserWarning, RenamedFieldWarning):
+            warnings.filterwarnings("default", category=category, module=r"offline_eval(\.|$)")
         warnings.showwarning = show
         yield

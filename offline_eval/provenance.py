@@ -89,6 +89,11 @@ def nli_record(model: str | None, backend: str | None, device: str | None) -> di
            "backend": backend, "device": resolved_device(device, backend)}
     if backend == "onnx":
         out["precision"] = precision or "fp32"
+        if out["precision"] == "int8" and out["device"] == "cpu":
+            from offline_eval.runners import int8
+
+            if int8.record():  # named only where it applies: VNNI records stay as they were
+                out["int8_weights"] = int8.record()
     return out
 
 

@@ -91,11 +91,19 @@ def score_file(input_path: str | os.PathLike[str], output: str | os.PathLike[str
         InputError: a bad row (file:line and field), option, output or ``resume`` mismatch,
             before any row is scored.
     """
-    from offline_eval.io.resume import refuse_filled_output
-    from offline_eval.io.items import read_items
+    from offline_eval.index.home import use_home
 
-    opts, job = check(options or ScoreOptions()), check(job or ScoreJob())
-    input_path, output = str(input_path), str(output)
+    opts = check(options or ScoreOptions())
+    with use_home(opts.home):  # models and corpora are looked up in it, as in the CLI
+        return _score_file(str(input_path), str(output), opts, check(job or ScoreJob()),
+                           resume, overwrite, progress)
+
+
+def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob, resume: bool,
+                overwrite: bool, progress: bool) -> ScoreFileRun:
+    from offline_eval.io.items import read_items
+    from offline_eval.io.resume import refuse_filled_output
+
     rows_path = Path(output) / _ray_output() if job.engine == "ray" else Path(output)
     refuse_filled_output(rows_path, resume, overwrite)
     _check_outputs(job, output)

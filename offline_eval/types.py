@@ -224,7 +224,12 @@ class Coverage:
 
 @dataclass(frozen=True)
 class ResponseResult:
-    """The record that flows through the pipeline for one item."""
+    """The record that flows through the pipeline for one item.
+
+    ``notes`` holds what the split and decompose stages say about the text (``{"split":
+    {"reason", "warnings"}, "decompose": {"warnings"}}``); ``audit`` is the guideline audit
+    (:class:`ResponseAudit`), the ``audit`` key of an output row.
+    """
 
     item: Item
     sentences: tuple[Sentence, ...] = ()
@@ -234,8 +239,8 @@ class ResponseResult:
     order: tuple[str, ...] = ()
     n2s: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
-    audit: Mapping[str, Any] = field(default_factory=dict)
-    guideline: ResponseAudit | None = None
+    notes: Mapping[str, Any] = field(default_factory=dict)
+    audit: ResponseAudit | None = None
     comprehensiveness: Coverage | None = None
     error: str | None = None
 
@@ -268,7 +273,7 @@ class VerdictCounts:
         return {"responses": dict(self.responses), "claims": dict(self.claims)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunSummary(Mapping[str, Any]):
     """What a ``score`` run adds up to; its JSON (:meth:`to_json`) is ``--summary``.
 
@@ -285,7 +290,8 @@ class RunSummary(Mapping[str, Any]):
         comparisons: paired tests between the groups (None with fewer than two).
         run: the run record (flags, models, versions), when a file run wrote one.
 
-    It reads as a mapping too (``summary["verdicts"]["responses"]``), the same as its JSON.
+    It reads as a mapping too (``summary["verdicts"]["responses"]``), the same as its JSON,
+    and equals a mapping with the same JSON.
     """
 
     n_responses: int

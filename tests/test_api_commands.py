@@ -138,3 +138,36 @@ def test_score_returns_a_typed_summary():
     assert dict(run.summary) == run.summary.to_json()
     assert list(run.summary.to_json())[:4] == ["n_responses", "abstention_ratio", "metrics",
                                                "n_failed"]
+
+
+def test_verify_reads_one_string_as_one_reference():
+    claim = "The Marta entered service in 2011."
+    one = offline_eval.verify([{"id": 1, "claim": claim, "references": "The Marta entered "
+                                "service in 2011 and carries 40 cars."}])
+    assert one == offline_eval.verify([{"id": 1, "claim": claim, "references": [
+        "The Marta entered service in 2011 and carries 40 cars."]}])
+    assert one[0]["verdict"] == "supported"
+    with pytest.raises(InputError, match=r"<items>:1: field 'references': expected list or str"):
+        offline_eval.verify([{"id": 1, "claim": claim, "references": 3}])
+
+
+def test_the_summary_reads_as_its_json_where_a_dict_was_read():
+    from offline_eval.report._fmt import as_dict
+    from offline_eval.scoring import summarize_run
+
+    summary = summarize_run([])
+    assert as_dict(summary) == summary.to_json() and summary == summary.to_json()
+    assert json.loads(json.dumps(summary.to_json())) == summary
+
+
+def test_the_writer_keeps_an_output_that_holds_rows(tmp_path):
+    from offline_eval.commands import write
+    from offline_eval.commands.decompose import COMMAND
+
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    inp.write_text(json.dumps({"id": 1, "response": "Sorry, I can't help with that."}) + "\n")
+    out.write_text('{"id": "old"}\n')
+    with pytest.raises(InputError, match="already holds rows"):
+        write(COMMAND, inp, out)
+    assert write(COMMAND, inp, out, overwrite=True) == 1
+    assert json.loads(out.read_text())["deflection"] is True

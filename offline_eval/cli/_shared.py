@@ -38,17 +38,16 @@ def _write(command: Any, args: argparse.Namespace) -> int:
     from offline_eval.commands import write
     from offline_eval.options import from_args
 
-    write(command, args.input, args.output, from_args(command.options, args), args.resume)
+    write(command, args.input, args.output, from_args(command.options, args), args.resume,
+          args.overwrite)
     return 0
 
 
 def run_row_command(args: argparse.Namespace) -> int:
     """Check the output and the shared flags, then run the command in its data home."""
     from offline_eval.index.home import use_home
-    from offline_eval.io.resume import refuse_filled_output
     from offline_eval.progress import show_progress
 
-    refuse_filled_output(args.output, args.resume, args.overwrite)
     show_progress(not args.quiet)
     with use_home(args.home):
         return int(args.func(args) or 0)

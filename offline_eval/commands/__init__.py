@@ -47,12 +47,16 @@ def run(command: RowCommand, items: Any, options: Any = None,
 
 
 def write(command: RowCommand, input_path: str | os.PathLike[str],
-          output: str | os.PathLike[str] | None, options: Any, resume: bool = False) -> int:
+          output: str | os.PathLike[str] | None, options: Any = None, resume: bool = False,
+          overwrite: bool = False) -> int:
     """Validate every row of ``input_path``, then write the output rows to ``output`` (None:
     standard output) through the resumable writer; ``resume`` keeps the rows a stopped run of
-    the same input, options and models finished. Returns how many rows were computed."""
-    from offline_eval.io.resume import ResumableWriter
+    the same input, options and models finished, and an output that already holds rows is
+    replaced only with ``overwrite``. Returns how many rows were computed."""
+    from offline_eval.io.resume import ResumableWriter, refuse_filled_output
 
+    refuse_filled_output(output, resume, overwrite)
+    options = make(command.options, options, {})
     parsed = command.read(input_path)
     record = {**compared(options),
               **{f"model:{k}": v for k, v in command.models(options).items()}}

@@ -33,7 +33,7 @@ def parse_weights(text: str) -> dict[str, float]:
 class MetricsOptions:
     """The options of :func:`offline_eval.metrics` and ``offline-eval metrics``."""
 
-    gamma: int = option(10, "FActScore length penalty γ", positive=True)
+    gamma: int = option(10, "FActScore length penalty γ (0: none)", minimum=0)
     weights: Mapping[str, float] | None = option(
         None, "importance weights (default vital=1,okay=0.6,less-important=0.4)",
         type=parse_weights, metavar="vital=W,okay=W,less-important=W")

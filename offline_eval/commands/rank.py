@@ -91,9 +91,17 @@ def models(o: RankOptions) -> dict[str, Any]:
     from offline_eval.importance.ranker import default_model_dir
     from offline_eval.provenance import embedder_record, files_digest
 
+    from offline_eval.errors import ModelError
+    from offline_eval.runners import int8
+
     folder = Path(o.model_dir) if o.model_dir else default_model_dir()
-    return {"ranker": files_digest(folder),
-            "embedder": None if o.backend or o.precision else embedder_record(None)}
+    if not (folder / "combiner.json").is_file():  # said before any output file is opened
+        raise ModelError(f"{folder}: no combiner.json (an importance ranker folder holds one)")
+    out = {"ranker": files_digest(folder),
+           "embedder": None if o.backend or o.precision else embedder_record(None)}
+    if o.precision == "int8" and int8.record():
+        out["int8_weights"] = int8.record()
+    return out
 
 
 def compute(rows: Sequence[Parsed], o: RankOptions) -> Iterator[dict[str, Any]]:

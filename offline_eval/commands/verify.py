@@ -55,7 +55,8 @@ def read(items: Any) -> list[tuple[int, str, dict[str, Any]]]:
         if "claim" in row:
             get_field(row, "claim", str, path=where, line=line)
             key = refs.key(row, line)
-            ev = _references(get_field(row, key, list, path=where, line=line), where, line, key)
+            given = get_field(row, key, (list, str), path=where, line=line)
+            ev = _references([given] if isinstance(given, str) else given, where, line, key)
             rows.append((line, "claim", {"id": rid, "claim": row["claim"], "evidence": ev}))
         elif "premise" in row or "hypothesis" in row:
             pair = {"id": rid}

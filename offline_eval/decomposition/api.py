@@ -46,10 +46,10 @@ def to_row(rec: ResponseResult) -> dict[str, Any]:
         sentences.append(row)
     out: dict[str, Any] = {"id": rec.id, "deflection": rec.deflection, "sentences": sentences,
                            "claims": [c.text for c in rec.claims]}
-    split = rec.audit.get("split", {})
+    split = rec.notes.get("split", {})
     if split.get("reason"):
         out["reason"] = split["reason"]
-    warnings = list(split.get("warnings", [])) + list(rec.audit.get("decompose", {}).get("warnings", []))
+    warnings = list(split.get("warnings", [])) + list(rec.notes.get("decompose", {}).get("warnings", []))
     if warnings:
         out["warnings"] = warnings
     return out

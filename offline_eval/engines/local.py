@@ -162,11 +162,13 @@ def saved_on_interrupt(output: Path, total: int) -> Iterator[None]:
     """Turns Ctrl-C and SIGTERM into :class:`RunInterrupted`, counting the saved rows;
     the old SIGTERM handler is restored after."""
     import signal
+    import threading
 
     def on_term(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, on_term)
+    main = threading.current_thread() is threading.main_thread()  # only it may set handlers
+    old = signal.signal(signal.SIGTERM, on_term) if main else None
     try:
         yield
     except KeyboardInterrupt:
@@ -176,7 +178,8 @@ def saved_on_interrupt(output: Path, total: int) -> Iterator[None]:
                 saved = sum(b'"status":"ok"' in line or b'"status": "ok"' in line for line in fh)
         raise RunInterrupted(saved, total, output) from None
     finally:
-        signal.signal(signal.SIGTERM, old)
+        if main:
+            signal.signal(signal.SIGTERM, old)
 
 
 @contextmanager

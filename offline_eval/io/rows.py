@@ -74,7 +74,7 @@ def row_warnings(result: ResponseResult) -> list[str]:
     """What a reader of the row must know about how it was scored: what reading it found (a
     text cut at its size limit, empty references), then the split stage's (text that does
     not look like English, a word cut into pieces)."""
-    split = result.audit.get("split") or {}
+    split = result.notes.get("split") or {}
     return list(result.item.warnings) + list(split.get("warnings") or [])
 
 
@@ -85,7 +85,7 @@ def score_row(result: ResponseResult, undecided: str = "exclude",
     ``group`` is the item's ``group_by`` field when it has one. Probabilities and scores
     are rounded to 6 decimals, so batch composition cannot change the bytes.
     """
-    audits = {a.claim_id: a for a in result.guideline.claims} if result.guideline else {}
+    audits = {a.claim_id: a for a in result.audit.claims} if result.audit else {}
     claims = []
     for c in result.claims:
         a = audits.get(c.id)
@@ -106,7 +106,7 @@ def score_row(result: ResponseResult, undecided: str = "exclude",
                                              "core": a.core, "timeliness": a.timeliness,
                                              "reasons": list(a.reasons)},
         })
-    g = result.guideline
+    g = result.audit
     base = metrics_row(result, undecided)
     return {
         "id": result.id, "status": "ok", "query": result.item.query,

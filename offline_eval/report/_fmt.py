@@ -43,8 +43,10 @@ def as_list(value: Any) -> list[Any]:
 
 
 def as_dict(value: Any) -> dict[str, Any]:
-    """``value`` when it is a dict, else ``{}``."""
-    return value if isinstance(value, dict) else {}
+    """``value`` when it is a dict (any mapping, as a dict), else ``{}``."""
+    from collections.abc import Mapping
+
+    return value if isinstance(value, dict) else dict(value) if isinstance(value, Mapping) else {}
 
 
 def as_float(value: Any) -> float | None:

@@ -45,14 +45,20 @@ CPU_INT8_UNFUSED = ("SkipLayerNormFusion",)
 
 def make_session(onnx_file: str | Path, providers: list[str], threads: int | None = None,
                  precision: str = "fp32", fuse_skip_layernorm: bool | None = None,
-                 optimized_model_path: str | Path | None = None):
+                 optimized_model_path: str | Path | None = None,
+                 unsigned: bool | None = None):
     """An ONNX Runtime session for ``onnx_file`` on ``providers``.
 
     ``fuse_skip_layernorm`` None fuses except for int8 on the CPU provider
     (:data:`CPU_INT8_UNFUSED`); True or False forces it (the benchmarks compare both).
     ``optimized_model_path`` saves the graph as ONNX Runtime will run it, for inspection.
+    ``unsigned``: an int8 graph on the CPU provider reads its weights as uint8
+    (:mod:`offline_eval.runners.int8`), so it computes as on a VNNI CPU; None does so on a
+    CPU that needs it (:func:`~offline_eval.runners.int8.needs_unsigned`).
     """
     import onnxruntime as ort
+
+    from offline_eval.runners import int8
 
     opts = ort.SessionOptions()
     if threads:
@@ -62,7 +68,12 @@ def make_session(onnx_file: str | Path, providers: list[str], threads: int | Non
     if fuse_skip_layernorm is None:
         fuse_skip_layernorm = not (precision == "int8" and providers[0] == "CPUExecutionProvider")
     disabled = [] if fuse_skip_layernorm else list(CPU_INT8_UNFUSED)
-    return ort.InferenceSession(str(onnx_file), sess_options=opts, providers=providers,
+    on_cpu_int8 = precision == "int8" and providers[0] == "CPUExecutionProvider"
+    model: str | bytes = str(onnx_file)
+    if on_cpu_int8 and (int8.needs_unsigned() if unsigned is None else unsigned):
+        model = int8.unsigned_weights(str(Path(onnx_file).resolve()),
+                                      Path(onnx_file).stat().st_mtime_ns)
+    return ort.InferenceSession(model, sess_options=opts, providers=providers,
                                 disabled_optimizers=disabled)
 
 

@@ -8,13 +8,13 @@ from offline_eval.types import ResponseResult
 
 
 class Audit:
-    """Fills ``guideline`` from verdicts, importance and the response text."""
+    """Fills ``audit`` from verdicts, importance and the response text."""
 
     name = "offline_eval.stages.audit.v1"
     requires: tuple[str, ...] = ("claims", "deflection")
-    assigns: tuple[str, ...] = ("guideline",)
+    assigns: tuple[str, ...] = ("audit",)
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
-        return [replace(r, guideline=audit_response(
+        return [replace(r, audit=audit_response(
             r.item.query, r.item.response, r.claims, deflection=r.deflection, order=r.order,
             date=r.item.date)) for r in batch]

@@ -28,7 +28,7 @@ class Decompose:
 
     name = "offline_eval.stages.decompose.v1"
     requires: tuple[str, ...] = ("sentences",)
-    assigns: tuple[str, ...] = ("claims", "audit")
+    assigns: tuple[str, ...] = ("claims", "notes")
 
     def __init__(self, decomposer: Decomposer | str = "syntactic", **options: Any) -> None:
         self._spec = decomposer
@@ -59,8 +59,8 @@ class Decompose:
                     for text in sc.claims:
                         claims.append(Claim(id=f"C{len(claims) + 1}", text=text,
                                             sentence_index=i, sentence=texts[i]))
-            audit = dict(rec.audit)
+            notes = dict(rec.notes)
             if warnings:
-                audit["decompose"] = {"warnings": sorted(set(warnings))}
-            out.append(replace(rec, claims=tuple(claims), audit=audit))
+                notes["decompose"] = {"warnings": sorted(set(warnings))}
+            out.append(replace(rec, claims=tuple(claims), notes=notes))
         return out

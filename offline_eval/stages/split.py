@@ -28,7 +28,7 @@ class Split:
 
     name = "offline_eval.stages.split.v1"
     requires: tuple[str, ...] = ("item",)
-    assigns: tuple[str, ...] = ("sentences", "deflection", "audit")
+    assigns: tuple[str, ...] = ("sentences", "deflection", "notes")
 
     def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, chunk_chars: int = CHUNK_CHARS) -> None:
         self.spacy_model = spacy_model
@@ -41,9 +41,9 @@ class Split:
         out = []
         results = split_responses([rec.item.response for rec in batch], self._nlp, self.chunk_chars)
         for rec, res in zip(batch, results):
-            audit = dict(rec.audit)
+            notes = dict(rec.notes)
             if res.reason or res.warnings:
-                audit["split"] = {"reason": res.reason, "warnings": list(res.warnings)}
+                notes["split"] = {"reason": res.reason, "warnings": list(res.warnings)}
             out.append(replace(rec, sentences=res.sentences, deflection=res.deflection,
-                               audit=audit))
+                               notes=notes))
         return out

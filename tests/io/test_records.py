@@ -16,8 +16,8 @@ def test_full_record_round_trips():
                   (Reference("r1", "text", "http://u", "T"),), {"group": "normal"}),
         sentences=(Sentence("Paris is the capital.", 0, 21),), claims=(c,),
         nuggets=(Nugget("n1", "Paris", "vital", "support", ("r1",)),), order=("c1",),
-        n2s={"n1": ("c1",)}, audit={"split": {"warnings": ["w"]}})
+        n2s={"n1": ("c1",)}, notes={"split": {"warnings": ["w"]}})
     r = ResponseResult(**{**r.__dict__, "metrics": compute_response_metrics(r),
-                          "guideline": audit_response("q", "Paris", (c,), deflection=False)})
+                          "audit": audit_response("q", "Paris", (c,), deflection=False)})
     assert decode(encode(r)) == r
     assert encode(decode(encode(r))) == encode(r)

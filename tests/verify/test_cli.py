@@ -41,7 +41,7 @@ def test_verify_both_row_formats(tiny_model, tmp_path, backend):
 
 
 def test_verify_bad_input_names_line_and_field(tiny_model, tmp_path, capsys):
-    p = write(tmp_path, [ROWS[0], {"id": "x", "claim": "c", "evidence": "not a list"}])
+    p = write(tmp_path, [ROWS[0], {"id": "x", "claim": "c", "evidence": 3}])  # (one string is one reference)
     assert main(["verify", str(p), "--nli-model", str(tiny_model)]) == 2
     err = capsys.readouterr().err
     assert "in.jsonl:2" in err and "evidence" in err
