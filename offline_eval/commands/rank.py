@@ -2,7 +2,7 @@
 
 Input rows: ``{"id", "query", "claims": [{"id", "text", "sentence_index"?} | "text"]}``
 (a plain-string claim gets its place in the list as id). Output rows: ``{"id", "claims":
-[{"id", "importance", "score"}], "order": [ids], "proportions": {"vital", "okay",
+[{"id", "importance", "importance_score", "score"}], "order": [ids], "proportions": {"vital", "okay",
 "less-important"}}``; ``proportions`` are the shares the labels were cut at (predicted for
 the response by the shipped ranker; counts are rounded, at least one vital) and are absent
 for a row without claims. A row with no claims gives an empty result; a missing query or
@@ -135,7 +135,9 @@ def rank_rows(rows: Sequence[Parsed], ranker: Any, batch_size: int = 64) -> Iter
                 continue
             rk = next(rankings)
             out = {"id": rid,
-                   "claims": [{"id": c["id"], "importance": lab, "score": round(sc, 6)}
+                   # "score" is importance_score's name before 0.2, kept for one release
+                   "claims": [{"id": c["id"], "importance": lab, "importance_score": round(sc, 6),
+                               "score": round(sc, 6)}
                               for c, lab, sc in zip(claims, rk.labels, rk.scores)],
                    "order": [claims[i]["id"] for i in rk.order]}
             if rk.proportions is not None:

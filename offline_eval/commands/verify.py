@@ -4,8 +4,9 @@ Two row kinds (they may be mixed):
 
 - ``{"id", "premise", "hypothesis"}`` -> ``{"id", "label", "probs": {label: prob}}``;
 - ``{"id", "claim", "references": [...]}`` ->
-  ``{"id", "verdict", "rule", "reason", "compared", "p_supported", "probs",
-  "decisive_evidence", "evidence_source"}``. ``references`` (``evidence`` is read too, for
+  ``{"id", "verdict", "verdict_rule", "verdict_reason", "compared", "p_supported", "probs",
+  "decisive_evidence", "evidence_source"}`` (the key names of a ``score`` row's claims; the
+  older ``rule`` and ``reason`` follow them, for one release). ``references`` (``evidence`` is read too, for
   one release) is a list of strings (one document, in order: a page's lines or passages)
   or of ``{"id", "text"}`` objects (``title``, ``url`` optional; grouped by ``id``, one
   document each). ``probs`` are those of the window that decided, ``decisive_evidence`` its
@@ -140,7 +141,9 @@ def verify_chunk(verifier: Any, rows: Sequence[tuple[int, str, dict]]) -> list[d
                         "evidence_source": None if v.evidence is None else {
                             "passage_id": v.evidence.passage_id, "doc_id": v.evidence.doc_id,
                             "title": v.evidence.title, "url": v.evidence.url,
-                            "start": v.evidence.start, "end": v.evidence.end}})
+                            "start": v.evidence.start, "end": v.evidence.end},
+                        # their names before 0.2, written for one release (CHANGELOG.md)
+                        "rule": v.rule, "reason": v.reason})
     return out
 
 

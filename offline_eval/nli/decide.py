@@ -214,8 +214,8 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> 
 
 
 def judged_row(j: Any) -> dict[str, Any]:
-    """The fields a verdict adds to an output row (``verify`` and ``score`` share them)."""
+    """The fields a verdict adds to a ``verify`` row, named as in a ``score`` row's claims."""
     v = j.verdict
-    return {"verdict": v.label, "rule": v.rule, "reason": v.reason,
+    return {"verdict": v.label, "verdict_rule": v.rule, "verdict_reason": v.reason,
             "compared": v.compared.to_json() if v.compared else None,
             "p_supported": None if j.p_supported is None else round(float(j.p_supported), 6)}

@@ -22,9 +22,10 @@ def test_rank_file_output_shape(tmp_path, fake_ranker):
         {"id": "b", "query": "q"},
     ])
     rows = list(rank_rows(read(path), fake_ranker))
-    assert rows[0] == {"id": "a", "claims": [{"id": "x", "importance": "vital", "score": 0.0},
-                                             {"id": "2", "importance": "less-important",
-                                              "score": -1.0}], "order": ["x", "2"]}
+    assert rows[0] == {"id": "a", "claims": [
+        {"id": "x", "importance": "vital", "importance_score": 0.0, "score": 0.0},
+        {"id": "2", "importance": "less-important", "importance_score": -1.0, "score": -1.0}],
+        "order": ["x", "2"]}  # score: importance_score's old name, kept one release
     assert rows[1] == {"id": "7", "claims": [], "order": []}
     assert rows[2] == {"id": "b", "claims": [], "order": []}
 
