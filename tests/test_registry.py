@@ -41,3 +41,9 @@ def test_stage_classes_carry_their_registered_name(name):
     stage_cls = registry.resolve(name)
     assert stage_cls.name == name
     assert isinstance(stage_cls.requires, tuple) and isinstance(stage_cls.assigns, tuple)
+
+
+def test_every_decomposer_name_is_registered():
+    from offline_eval.decomposition.base import DECOMPOSERS
+
+    assert {f"offline_eval.decompose.{n}.v1" for n in DECOMPOSERS} <= set(registry.registered_names())

@@ -91,11 +91,13 @@ def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
     if granularity != "clause" and name != "syntactic":
         raise ValueError(f"granularity {granularity!r} needs the syntactic decomposer "
                          f"(the {name} one writes clause-level claims)")
-    from offline_eval.decomposition.syntactic import SyntacticDecomposer
-    syntactic = (SyntacticDecomposer(spacy_model, granularity=granularity) if spacy_model
-                 else SyntacticDecomposer(granularity=granularity))
+    from offline_eval.registry import resolve
+
+    # the classes come from the one registry (offline_eval.decompose.<name>.v1)
+    syntactic_cls = resolve("offline_eval.decompose.syntactic.v1")
+    syntactic = (syntactic_cls(spacy_model, granularity=granularity) if spacy_model
+                 else syntactic_cls(granularity=granularity))
     if name == "syntactic":
         return syntactic
-    from offline_eval.decomposition.generative import GenerativeDecomposer
-    return GenerativeDecomposer.from_dir(model_dir, fallback=syntactic, device=device,
-                                         batch_size=batch_size)
+    return resolve(f"offline_eval.decompose.{name}.v1").from_dir(
+        model_dir, fallback=syntactic, device=device, batch_size=batch_size)
