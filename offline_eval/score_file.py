@@ -65,6 +65,15 @@ class ScoreJob:
     actors: int = option(1, "Ray actors per model stage", positive=True)
     num_gpus_per_actor: float = option(0.0, "GPUs per Ray actor", minimum=0.0)
 
+    def engine_for(self, batch_size: int, progress: bool = True) -> Any:
+        """The :class:`~offline_eval.engines.Engine` these settings name."""
+        from offline_eval.engines import LocalEngine, RayEngine
+
+        if self.engine == "ray":
+            return RayEngine(self.address, self.actors, self.num_gpus_per_actor, batch_size,
+                             self.limits)
+        return LocalEngine(batch_size, progress, self.progress_every)
+
     @property
     def limits(self) -> Limits:
         return Limits(self.max_response_chars, self.max_reference_chars, self.truncate,
@@ -104,7 +113,8 @@ def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob,
     from offline_eval.io.items import read_items
     from offline_eval.io.resume import refuse_filled_output
 
-    rows_path = Path(output) / _ray_output() if job.engine == "ray" else Path(output)
+    engine = job.engine_for(opts.batch_size, progress)
+    rows_path = engine.rows_path(output)
     refuse_filled_output(rows_path, resume, overwrite)
     _check_outputs(job, output)
     fmt = [job.format]
@@ -120,35 +130,12 @@ def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob,
     specs = score_specs(opts)
     record = _check_record(output, job.engine, resume, opts, specs, items)
     to_row = partial(_score_row, undecided=opts.undecided, group_by=job.group_by or "group")
-    if job.engine == "ray":
-        from offline_eval.engines.local import check_resume
-        from offline_eval.engines.ray_engine import run_ray
-
-        if resume:
-            check_resume(rows_path, items)
-        stats = run_ray(native_input(input_path, output, fmt[0]), specs, output, to_row,
-                        address=job.address, actors=job.actors,
-                        num_gpus_per_actor=job.num_gpus_per_actor, batch_size=opts.batch_size,
-                        resume=resume, limits=job.limits)
-    else:
-        from offline_eval.engines.local import run_local, saved_on_interrupt
-        from offline_eval.engines.spec import build_pipeline
-
-        pipeline = build_pipeline(specs)  # validated before any model loads
-        with saved_on_interrupt(rows_path, len(items)):
-            stats = run_local(items, pipeline, output, to_row, resume=resume,
-                              batch_size=opts.batch_size, progress=progress,
-                              progress_every=job.progress_every)
+    stats = engine.run(specs, items, (input_path, fmt[0]), output, to_row, resume=resume)
     rows = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines() if line]
     # no wall-clock time in it: same run, same bytes
     summary = replace(summarize_run(rows, job.group_by, job.pair_by), run=record)
     _write_outputs(job, rows, summary)
     return ScoreFileRun(summary, stats)
-
-
-def _ray_output() -> str:
-    from offline_eval.engines.ray_engine import OUTPUT_NAME
-    return OUTPUT_NAME
 
 
 def _score_row(r: Any, **kw: Any) -> dict[str, Any]:
