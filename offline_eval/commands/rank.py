@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from offline_eval.commands import RowCommand, chunks
 from offline_eval.errors import InputError
 from offline_eval.options import option
 from offline_eval.runners.base import BACKENDS, DEVICES
+
+if TYPE_CHECKING:
+    from offline_eval.importance.ranker import ImportanceRanker
 
 Parsed = tuple[str, str, list[dict[str, Any]]]
 
@@ -118,7 +121,7 @@ def compute(rows: Sequence[Parsed], o: RankOptions) -> Iterator[dict[str, Any]]:
         ranker.close()
 
 
-def rank_rows(rows: Sequence[Parsed], ranker: Any, batch_size: int = 64) -> Iterator[dict[str, Any]]:
+def rank_rows(rows: Sequence[Parsed], ranker: ImportanceRanker, batch_size: int = 64) -> Iterator[dict[str, Any]]:
     """Output rows for parsed rows, in order, from ``ranker`` (an ``ImportanceRanker``)."""
     from offline_eval.importance.ranker import RankRequest
 

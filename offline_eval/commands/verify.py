@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from offline_eval.commands import RowCommand, chunks
 from offline_eval.errors import InputError
 from offline_eval.options import option
 from offline_eval.runners.base import BACKENDS, DEVICES
+
+if TYPE_CHECKING:
+    from offline_eval.nli.verifier import Verifier
 
 #: rows verified, then written, at a time: a stopped run keeps every finished chunk
 CHUNK = 1024
@@ -120,7 +123,7 @@ def _rounded(probs: Any) -> dict[str, float]:
     return {k: round(float(p), 6) for k, p in probs.items()}
 
 
-def verify_chunk(verifier: Any, rows: Sequence[tuple[int, str, dict]]) -> list[dict]:
+def verify_chunk(verifier: Verifier, rows: Sequence[tuple[int, str, dict]]) -> list[dict]:
     """Output rows for ``rows``, in order (pairs and claims each go to the model at once)."""
     from offline_eval.nli.decide import judged_row
 

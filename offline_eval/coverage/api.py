@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Decompose,
@@ -11,6 +11,9 @@ from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Dec
                                                     entailer_from_runner)
 from offline_eval.errors import InputError
 from offline_eval.io.jsonl import ReferencesField, get_field
+
+if TYPE_CHECKING:
+    from offline_eval.decomposition.base import Decomposer
 
 
 def load_entailer(model: str | None = None, backend: str | None = None,
@@ -26,7 +29,7 @@ class SentenceFacts:
     its own; :meth:`many` decomposes a list of sentences in one batch (one spaCy stream for
     all of them), with the same facts as one call per sentence."""
 
-    def __init__(self, decomposer: Any) -> None:
+    def __init__(self, decomposer: Decomposer) -> None:
         self.decomposer = decomposer
 
     def __call__(self, query: str, sentence: str) -> list[str]:

@@ -13,11 +13,14 @@ ranker, the NLI verifier), never a stage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from offline_eval.types import Nugget, NuggetSupport, Reference
+
+if TYPE_CHECKING:
+    from offline_eval.nli.verifier import Verifier
 
 #: A nugget that the verifier does not call supported is partially supported when
 #: its P(supported) reaches this.
@@ -112,7 +115,7 @@ class NuggetBuilder:
         return out
 
 
-def nugget_supports(verifier: Any, nuggets: Sequence[Nugget], response: str,
+def nugget_supports(verifier: Verifier, nuggets: Sequence[Nugget], response: str,
                     partial: float = PARTIAL_SUPPORT) -> list[NuggetSupport]:
     """Support of each nugget by ``response``: NLI of the nugget against the response
     (the verifier chunks it into windows)."""

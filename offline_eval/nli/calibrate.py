@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from offline_eval.options import check, option
 from offline_eval.runners.base import BACKENDS, DEVICES
 from offline_eval.nli.combiner import (FEATURE_NAMES, Combiner, balanced_accuracy, best_threshold,
                                        fit_logistic, grid_threshold)
+
+if TYPE_CHECKING:
+    from offline_eval.nli.verifier import Verifier
 
 SUPPORTED = ("supported", "entailment")
 CONTRADICTED = ("contradicted", "contradiction", "refuted")
@@ -148,7 +151,7 @@ class Calibration:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def calibrate(verifier: Any, dev: Sequence[DevClaim], source: str = "dev",
+def calibrate(verifier: Verifier, dev: Sequence[DevClaim], source: str = "dev",
               backend: str = "") -> Calibration:
     """Score ``dev`` with ``verifier`` (its config's gate, windows and splitting) and fit
     the combiner and thresholds (see the module docstring).

@@ -6,7 +6,7 @@ It talks to a model only through the runner interface (``predict(pairs) -> probs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from offline_eval.nli.evidence import as_passages
 from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.nli.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
+
+if TYPE_CHECKING:
+    from offline_eval.runners.base import Runner
 
 EvidenceLike = "str | Evidence"
 _CACHE_MAX = 50_000  # remembered token counts / chunkings before the memo is cleared
@@ -85,7 +88,7 @@ class Verifier:
             ``decomposer_splitter()``) to verify its atomic facts instead.
     """
 
-    def __init__(self, runner: Any, config: VerifyConfig = DEFAULTS,
+    def __init__(self, runner: Runner, config: VerifyConfig = DEFAULTS,
                  splitter: Callable[[str], Sequence[str]] | None = None) -> None:
         self.runner, self.config = runner, config
         self.splitter = splitter

@@ -15,11 +15,14 @@ definitions). The NLI model is the verifier's, shared in memory with the verify 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import DEFAULT_FACTS, METHODS, comprehensiveness
 from offline_eval.types import ResponseResult
+
+if TYPE_CHECKING:
+    from offline_eval.coverage.methods import Entail
 
 __all__ = ["Comprehensiveness"]
 
@@ -39,7 +42,7 @@ class Comprehensiveness:
     requires: tuple[str, ...] = ()
     assigns: tuple[str, ...] = ("comprehensiveness",)
 
-    def __init__(self, method: str = "qa", entail: Any = None, decomposer: str = "syntactic",
+    def __init__(self, method: str = "qa", entail: Entail | None = None, decomposer: str = "syntactic",
                  model: str | None = None, backend: str | None = None,
                  device: str | None = None, batch_size: int = 32,
                  facts: str = DEFAULT_FACTS) -> None:

@@ -7,10 +7,14 @@ empty. The metrics stage turns supports into nugget recall, VITAL recall and VIT
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from offline_eval.importance.nuggets import NuggetBuilder, NuggetConfig, nugget_supports
 from offline_eval.types import Reference, ResponseResult
+
+if TYPE_CHECKING:
+    from offline_eval.index.searcher import SearchIndex
+    from offline_eval.nli.verifier import Verifier
 
 
 def default_verifier(model: str | None = None, backend: str | None = None,
@@ -50,8 +54,8 @@ class Nuggets:
     requires: tuple[str, ...] = ()
     assigns: tuple[str, ...] = ("nuggets",)
 
-    def __init__(self, builder: NuggetBuilder | None = None, verifier: Any = None,
-                 corpus: Any = None, k: int = 5, support: bool = True,
+    def __init__(self, builder: NuggetBuilder | None = None, verifier: Verifier | None = None,
+                 corpus: SearchIndex | None = None, k: int = 5, support: bool = True,
                  model: str | None = None, backend: str | None = None,
                  device: str | None = None, batch_size: int = 32) -> None:
         self._builder, self._verifier = builder, verifier

@@ -6,8 +6,6 @@ and ``rank``, 1 = most important) and ``order`` (claim ids, most important first
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
-
 from offline_eval.importance.ranker import ImportanceRanker, RankRequest
 from offline_eval.types import ResponseResult
 
@@ -25,7 +23,7 @@ class Rank:
     requires: tuple[str, ...] = ("claims",)
     assigns: tuple[str, ...] = ("claims", "order")
 
-    def __init__(self, ranker: Any = None, model_dir: str | None = None,
+    def __init__(self, ranker: ImportanceRanker | None = None, model_dir: str | None = None,
                  backend: str | None = None, device: str | None = None,
                  precision: str | None = None) -> None:
         self._ranker, self._model_dir = ranker, model_dir

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from offline_eval.nli.config import VerifyConfig, load_config
 from offline_eval.nli.verifier import Verifier
 from offline_eval.types import ResponseResult
+
+if TYPE_CHECKING:
+    from offline_eval.runners.base import Runner
 
 __all__ = ["Verify"]
 
@@ -46,7 +49,7 @@ class Verify:
     assigns: tuple[str, ...] = ("claims",)
 
     def __init__(self, model: str | Path | None = None, backend: str | None = None,
-                 device: str | None = None, runner: Any = None,
+                 device: str | None = None, runner: Runner | None = None,
                  config: VerifyConfig | None = None, batch_size: int = 32) -> None:
         self.model, self.backend, self.device, self.batch_size = model, backend, device, batch_size
         self._runner, self._config = runner, config
