@@ -12,7 +12,7 @@ one run, for torch fp32 and ONNX int8:
   used to train nli-minilm nor to choose the design, so they are the out-of-sample check.
 
 Protocol, for every set: the evidence sentences (WiCE's own; the premise split by
-:func:`~offline_eval.nli.text.split_sentences` otherwise) give the two best five-sentence
+:func:`~offline_eval.text.split_sentences` otherwise) give the two best five-sentence
 windows by content-word coverage (``benchmarks/verifier.py``'s WiCE stand-in for
 retrieval) and, with the window on, the assembled window's pool (every sentence). The
 verifier runs as shipped (gate 0.3, ``max_windows`` 2); balanced accuracy of the
@@ -41,7 +41,7 @@ SETS = {"wice": "WiCE dev", "qags": "QAGS", "summac_benchmark_subset": "SummaC s
 
 def rows(name: str) -> list[dict]:
     """``{"claim", "passages", "pool", "y"}`` per example of one set."""
-    from offline_eval.nli.text import split_sentences
+    from offline_eval.text import split_sentences
 
     if name == "wice":
         return vb.wice_rows()

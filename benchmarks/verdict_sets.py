@@ -156,7 +156,7 @@ def swaps(n: int = 150) -> ClaimSet:
     moved (false), each against the whole lead: same-type swaps inside long evidence."""
     from offline_eval.index.wiki_vital import load_summaries  # the data file; its package never imported
     from offline_eval.metaeval.swaps import shift_number
-    from offline_eval.nli.text import split_sentences
+    from offline_eval.text import split_sentences
 
     leads = json.loads(load_summaries()[0])
     items = sorted(leads.items()) if isinstance(leads, dict) else list(enumerate(leads))

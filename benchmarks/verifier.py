@@ -69,7 +69,7 @@ def wice_rows(limit: int = 0, resplit: bool = False) -> list[dict[str, Any]]:
     word-overlap baseline's score. ``resplit``: the page joined and re-split into sentences
     by the library (what the verifier does with raw text) instead of WiCE's own sentences."""
     from offline_eval.nli.features import coverage
-    from offline_eval.nli.text import split_sentences
+    from offline_eval.text import split_sentences
 
     rows = [json.loads(l) for l in open(DATA / "wice" / "claim_dev.jsonl", encoding="utf-8")]
     rows = rows[:limit] if limit else rows

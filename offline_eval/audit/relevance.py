@@ -13,31 +13,12 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from offline_eval.text import QUERY_STOPWORDS as STOPWORDS
+from offline_eval.text import query_words as content_words
+
 MIN_OVERLAP = 0.2
-STOPWORDS = frozenset("""a an the of in on at to for from by with and or but is are was were be been
-being do does did what which who whom whose when where why how many much is it its this that these
-those there their they them he she his her you your i me my we our us can could would should will
-shall may might must about into over under than then as if so not no yes please tell give list
-name some any all each most more less very just also""".split())
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty
 thirty forty fifty hundred thousand million billion dozen""".split())
-
-
-def _stem(w: str) -> str:
-    for suf in ("ies", "es", "s", "ing", "ed"):
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            return w[: -len(suf)]
-    return w
-
-
-def content_words(text: str) -> set[str]:
-    """Stemmed content words.
-
-    >>> sorted(content_words("How many moons does Jupiter have?"))
-    ['have', 'jupiter', 'moon']
-    """
-    return {_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
 
 
 def expected_type(query: str) -> str | None:

@@ -13,15 +13,12 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from offline_eval.text import anchor_words as content_words
+
 SEPARATOR = " | "
 _SPLIT = re.compile(r"\s*(?:\s\|\s|\n|<sep>|</s>)\s*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _WORD = re.compile(r"[^\W_]+")
-_FUNCTION = frozenset("""the a an of and or but to in on at by for with from as is are was were be
-been being it its this that these those which who whom whose what when where why how he she they
-his her their them him has have had do does did not no can could may might will would shall should
-also than then there here into onto over under about after before during between through such
-very more most less least some any each every all both either neither one two three""".split())
 
 
 def parse_output(text: str) -> list[str]:
@@ -32,12 +29,6 @@ def parse_output(text: str) -> list[str]:
 
 def _stem(word: str) -> str:
     return word.lower()[:5]
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased content words (not function words, at least 3 characters or a digit)."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    return [w for w in words if w not in _FUNCTION and (len(w) >= 3 or w.isdigit())]
 
 
 def anchored(claim: str, anchors: str) -> bool:

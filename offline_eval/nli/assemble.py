@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from offline_eval.nli.chunking import TokenCounter, approx_tokens
-from offline_eval.nli.text import content_words, split_sentences
+from offline_eval.text import content_words, split_sentences
 
 
 @dataclass(frozen=True)

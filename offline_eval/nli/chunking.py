@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from offline_eval.nli.text import split_sentences
+from offline_eval.text import split_sentences
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 

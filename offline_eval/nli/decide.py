@@ -87,7 +87,7 @@ def _speaks_to(claim: str, window: str) -> bool:
     """True when ``window`` holds one of the claim's content words that is not a name, a
     number or a unit (the predicate: "born", "capital", "long"), or the claim has none."""
     from offline_eval.audit.quantities import UNITS, _SCALE
-    from offline_eval.nli.text import content_words, entities
+    from offline_eval.text import content_words, entities
 
     measures = {p for u in UNITS for p in u.split()} | set(_SCALE) | _CALENDAR
     need = {w for w in content_words(claim) - entities(claim)  # content_words drops a plural s

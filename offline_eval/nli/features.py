@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from offline_eval.nli.text import content_words, entities, numbers_dates
+from offline_eval.text import content_words, entities, numbers_dates
 
 FEATURES = ("cov_content", "cov_entity", "cov_number")
 ALL_FEATURES = FEATURES + ("cov_all", "claim_len")

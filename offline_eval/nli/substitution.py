@@ -9,14 +9,14 @@ sentence ends there in both). Aliases that keep their context ("the US" for "the
 States") would fire too; they are rare in that exact frame, and the verdict keeps its
 evidence so a reader can see why.
 
-Regex-based and deterministic (no spaCy), like :mod:`offline_eval.nli.text`.
+Regex-based and deterministic (no spaCy), like :mod:`offline_eval.text`.
 """
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-from offline_eval.nli.text import STOPWORDS
+from offline_eval.text import STOPWORDS
 
 __all__ = ["Substitution", "find_substitution"]
 

@@ -16,7 +16,7 @@ from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.decide import apply_rules, contradiction_features, decide
 from offline_eval.nli.evidence import as_passages
 from offline_eval.nli.features import coverage, pooled_windows
-from offline_eval.nli.text import content_words, split_clauses
+from offline_eval.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class Verifier:
         runner: an NLI runner (``labels`` must include "entailment").
         config: thresholds and the combiner (see :class:`VerifyConfig`).
         splitter: ``claim -> [atomic facts]`` for ``split_claims``; default: the regex clause
-            split :func:`~offline_eval.nli.text.split_clauses`. Pass a claim decomposer (e.g.
+            split :func:`~offline_eval.text.split_clauses`. Pass a claim decomposer (e.g.
             ``decomposer_splitter()``) to verify its atomic facts instead.
     """
 

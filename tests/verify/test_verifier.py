@@ -6,7 +6,7 @@ import numpy as np
 from offline_eval.nli.chunking import chunk_text
 from offline_eval.nli.combiner import Combiner, fit_logistic
 from offline_eval.nli.config import VerifyConfig, dump_config, load_config
-from offline_eval.nli.text import split_clauses
+from offline_eval.text import split_clauses
 from offline_eval.nli.verifier import Verifier
 from offline_eval.types import Claim, Evidence
 

@@ -1,6 +1,12 @@
-"""Cheap text helpers: sentences, clauses, content words, entities, numbers and dates.
+"""The text utilities, in one module: sentences, clauses, content words, entities, numbers
+and dates. All regex-based and deterministic, so they run anywhere (no spaCy needed).
 
-All regex-based and deterministic, so they run anywhere (no spaCy needed).
+Content words come in three named variants, each with its own stop-word list, because each
+was fitted to its use and changing one moves its figures: :func:`content_words` (evidence
+against a claim: the verifier, its features and rules), :func:`query_words` (a query or a
+fact: the audit's relevance check and comprehensiveness) and :func:`anchor_words` (a
+generated claim's words that must occur in its sentence). The retrieval tokenizer's list is
+:data:`offline_eval.index.stopwords.STOPWORDS`.
 """
 from __future__ import annotations
 
@@ -112,3 +118,49 @@ def numbers_dates(text: str) -> frozenset[str]:
         elif t.lower() in MONTHS:
             out.add(t.lower()[:3] if t.lower() != "may" else "may")
     return frozenset(out)
+
+
+# -- the audit's and comprehensiveness's variant --------------------------------
+
+QUERY_STOPWORDS = frozenset("""a an the of in on at to for from by with and or but is are was were be been
+being do does did what which who whom whose when where why how many much is it its this that these
+those there their they them he she his her you your i me my we our us can could would should will
+shall may might must about into over under than then as if so not no yes please tell give list
+name some any all each most more less very just also""".split())
+_QUERY_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
+
+
+def _query_stem(w: str) -> str:
+    for suf in ("ies", "es", "s", "ing", "ed"):
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            return w[: -len(suf)]
+    return w
+
+
+def query_words(text: str) -> set[str]:
+    """Stemmed content words of a query or a fact (the audit's relevance check and
+    comprehensiveness; suffixes stripped, the question words of :data:`QUERY_STOPWORDS` dropped).
+
+    >>> sorted(query_words("How many moons does Jupiter have?"))
+    ['have', 'jupiter', 'moon']
+    """
+    return {_query_stem(w.lower()) for w in _QUERY_WORD.findall(text)
+            if w.lower() not in QUERY_STOPWORDS}
+
+
+# -- the generative decomposer's anchoring variant -------------------------------
+
+FUNCTION_WORDS = frozenset("""the a an of and or but to in on at by for with from as is are was were be
+been being it its this that these those which who whom whose what when where why how he she they
+his her their them him has have had do does did not no can could may might will would shall should
+also than then there here into onto over under about after before during between through such
+very more most less least some any each every all both either neither one two three""".split())
+_ANCHOR_WORD = re.compile(r"[^\W_]+")
+
+
+def anchor_words(text: str) -> list[str]:
+    """Lower-cased content words of a generated claim, in order (not
+    :data:`FUNCTION_WORDS`, at least 3 characters or a digit): the generative decomposer's
+    anchoring guard."""
+    words = [w.lower() for w in _ANCHOR_WORD.findall(text)]
+    return [w for w in words if w not in FUNCTION_WORDS and (len(w) >= 3 or w.isdigit())]
