@@ -173,24 +173,6 @@ def _write_outputs(job: ScoreJob, rows: list[dict[str, Any]], summary: RunSummar
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary.to_json(), job.html)
 
 
-def native_input(input_path: str, output: str, fmt: str) -> str:
-    """The input Ray workers read: the file itself when it is native JSONL, else its rows
-    mapped onto the native format (as the driver read them), as JSONL in the output folder."""
-    from offline_eval.io.formats import to_native
-    from offline_eval.io.tables import is_table, read_rows
-
-    if fmt == "native" and not is_table(input_path):
-        return input_path
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
-    native = out / "input.native.jsonl"
-    with native.open("w", encoding="utf-8") as fh:
-        for n, (line, row) in enumerate(read_rows(input_path), 1):
-            fh.write(json.dumps(to_native(row, fmt, input_path, line, n), ensure_ascii=False)
-                     + "\n")
-    return str(native)
-
-
 def _check_record(output: str, engine: str, resume: bool, opts: ScoreOptions,
                   specs: Sequence[Any], items: Sequence[Item]) -> dict[str, Any]:
     """The run record, written beside the output before any row is scored. ``resume`` first

@@ -16,9 +16,8 @@ from offline_eval.audit.tally import (CLAIM_VERDICTS, RESPONSE_VERDICTS, WORST_L
                                       verdict_counts, worst_responses)
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import METHODS
-from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES
+from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES, check_granularity
 from offline_eval.engines.spec import StageSpec
-from offline_eval.errors import InputError
 from offline_eval.measures.report import UNDECIDED_POLICIES
 from offline_eval.options import make, option
 from offline_eval.runners.base import BACKENDS, DEVICES
@@ -87,8 +86,7 @@ class ScoreOptions:
     def __post_init__(self) -> None:
         if self.comprehensiveness == "none":
             object.__setattr__(self, "comprehensiveness", None)
-        if self.granularity != "clause" and self.decomposer != "syntactic":
-            raise InputError(f"--granularity {self.granularity} needs --decomposer syntactic")
+        check_granularity(self.decomposer, self.granularity)
 
 
 @dataclass(frozen=True)

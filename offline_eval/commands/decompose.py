@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from offline_eval.commands import RowCommand
-from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES
+from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES, check_granularity
 from offline_eval.errors import InputError
 from offline_eval.options import option
 from offline_eval.runners.base import DEVICES
@@ -44,8 +44,7 @@ class DecomposeOptions:
     def __post_init__(self) -> None:
         if self.decomposer_model and self.decomposer != "generative":
             raise InputError("--decomposer-model needs --decomposer generative")
-        if self.granularity != "clause" and self.decomposer != "syntactic":
-            raise InputError(f"--granularity {self.granularity} needs --decomposer syntactic")
+        check_granularity(self.decomposer, self.granularity)
 
 
 def read(items: Any) -> list[Item]:

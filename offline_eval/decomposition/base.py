@@ -65,6 +65,15 @@ def decompose_sentence(decomposer: Decomposer, query: str, sentence: str,
     return decomposer.decompose(query, units, targets=[len(units) - 1])[-1]
 
 
+def check_granularity(decomposer: str, granularity: str) -> None:
+    """An InputError when ``granularity`` needs another decomposer (only the syntactic one
+    writes ``atomic`` claims); the options of ``score`` and ``decompose`` call it."""
+    if granularity != "clause" and decomposer != "syntactic":
+        from offline_eval.errors import InputError
+
+        raise InputError(f"--granularity {granularity} needs --decomposer syntactic")
+
+
 def get_decomposer(name: str = "syntactic", *, model_dir: str | None = None,
                    device: str = "cpu", batch_size: int = 16,
                    spacy_model: str | None = None, granularity: str = "clause") -> Decomposer:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
+from offline_eval.engines.local import RowFn
 from offline_eval.engines.spec import StageSpec
-from offline_eval.types import Item, ResponseResult
-
-RowFn = Callable[[ResponseResult], dict[str, Any]]
+from offline_eval.types import Item
 
 
 class Engine(Protocol):
@@ -73,8 +72,7 @@ class RayEngine:
     def run(self, specs: Sequence[StageSpec], items: Sequence[Item], source: tuple[str, str],
             output: str | os.PathLike[str], to_row: RowFn, *, resume: bool = False) -> Any:
         from offline_eval.engines.local import check_resume
-        from offline_eval.engines.ray_engine import run_ray
-        from offline_eval.score_file import native_input
+        from offline_eval.engines.ray_engine import native_input, run_ray
 
         if resume:
             check_resume(self.rows_path(output), items)

@@ -109,7 +109,7 @@ def test_ray_reads_peer_and_table_input_as_the_driver_did(tmp_path):
     """Ray workers read JSONL lines: a peer or table input reaches them as the native rows
     the driver validated (same ids from row numbers), a native JSONL file as itself."""
     from offline_eval.io.items import read_items
-    from offline_eval.score_file import native_input
+    from offline_eval.engines.ray_engine import native_input
 
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": "q?", "response": "An answer."}) + "\n\n" +
@@ -123,7 +123,7 @@ def test_ray_reads_peer_and_table_input_as_the_driver_did(tmp_path):
 
 def test_ray_input_from_a_csv_table_counts_rows(tmp_path):
     from offline_eval.io.items import read_items
-    from offline_eval.score_file import native_input
+    from offline_eval.engines.ray_engine import native_input
 
     inp = tmp_path / "in.csv"
     inp.write_text("question,response\nq?,An answer.\nr?,Another.\n", encoding="utf-8")
