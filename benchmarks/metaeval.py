@@ -525,7 +525,10 @@ def notes(f: Mapping[str, Any]) -> list[str]:
             f"{pct(det.get(('names', 'ns_w')))}; false alarms on the same sentence of the normal "
             f"answer at most {pct(max(alarms) if alarms else None)}); the swapped claim is the "
             f"top-ranked one in {sum(s.wrong_rank == 1 for s in sets)} of "
-            f"{sum(s.wrong is not None for s in sets)} (when it is not vital, VITAL precision cannot move).")
+            f"{sum(s.wrong is not None for s in sets)} (when it is not vital, VITAL precision cannot move)."
+            + (" Not independent of the verifier: its `max_windows` (2) and `strong` (0.95) were "
+               "chosen on these wiki-vital answers and their swapped variants (`verify_windows` "
+               "section)." if "wiki" in name else ""))
     if not all(x[3] for x in f.get("s_drop", {}).values()):
         out.append(
             "- **Why swaps slip through.** The verifier's combiner leans on evidence coverage: when "
@@ -574,7 +577,9 @@ def notes(f: Mapping[str, Any]) -> list[str]:
             f"{f.get('fc_n')} claims 'supported' while {f.get('fc_false')} are false. Its P(supported) "
             f"ranks false claims with AUROC {thr[0]} (held-out {thr[1]}); a threshold fitted on the other 70% "
             f"gives a held-out F1 of {thr[3]}. Response level: balanced accuracy at most "
-            f"{f3(f.get('fc_ba'))}, AUROC at most {f3(f.get('fc_auroc'))}.")
+            f"{f3(f.get('fc_ba'))}, AUROC at most {f3(f.get('fc_auroc'))} (the importance "
+            "ranker's weak labels came from these 62 responses' importance marks, so the vital "
+            "weighting is not held out here).")
     out += ["- **Where this points.** The shortfalls trace to the verifier's weak contradiction "
             "signal (and, for NQ, to evidence coverage), not to the metric definitions: fed "
             "GPT-4o's judgments, our metric code shows the paper's normal -> wrong drops. A stronger "

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import RESULTS, write_section  # noqa: E402
+from _results import write_section  # noqa: E402
 from end_to_end import workload  # noqa: E402
 
 # Loopback only, no usage report; the engine also sets the first for a local instance.
@@ -101,32 +101,15 @@ def sorted_rows(path: Path) -> list[str]:
     return sorted(path.read_text(encoding="utf-8").splitlines(), key=lambda x: json.loads(x)["id"])
 
 
-def stage_shares() -> dict[str, float]:
-    """Each stage's share of the stage time in the end_to_end section (its first backend)."""
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    block = text.partition("<!-- BEGIN end_to_end -->")[2].partition("<!-- END end_to_end -->")[0]
-    times = {}
-    for line in block.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 2 and cells[0].startswith(("split", "decompose", "offline_eval.stages.")):
-            try:
-                times[cells[0].removeprefix("offline_eval.stages.").removesuffix(".v1")] = float(cells[1])
-            except ValueError:
-                continue
-    total = sum(times.values())
-    return {k: v / total for k, v in times.items()} if total else {}
-
-
-def gpu_section(shares: dict[str, float], n_gpu: int) -> list[str]:
-    verify = (f"{100 * shares['verify']:.0f}% of the stage time (end-to-end section)"
-              if "verify" in shares else "most of the time (end-to-end section)")
-    rank = f" ({100 * shares['rank']:.0f}% on CPU)" if "rank" in shares else ""
+def gpu_section(n_gpu: int) -> list[str]:
+    # no shares copied from the end_to_end section: copies went stale when it was rerun
     return [
         "How it should scale on a GPU cluster. No GPU run has been made (none was available to "
         "this benchmark), so this is the expected behaviour, not a measurement:", "",
-        f"- **Bottleneck.** On CPU the verifier (NLI over k=5 passages per claim) takes {verify}. "
-        "On a GPU that forward pass becomes cheap and the bottleneck moves to the stages that stay "
-        f"on CPU: the importance ranker{rank}, whose MiniLM features `score` runs on CPU, then "
+        "- **Bottleneck.** On CPU the verifier (NLI over k=5 passages per claim) and then the "
+        "importance ranker take most of the stage time (the end-to-end section's per-stage "
+        "table). On a GPU the NLI forward pass becomes cheap and the bottleneck moves to the "
+        "stages that stay on CPU: the importance ranker, whose MiniLM features `score` runs on CPU, then "
         "spaCy splitting and decomposition, then Ray's per-row cost (records travel between "
         "stages as JSON through the object store). Scale those with more CPU actors "
         "(`--actors`) and keep few GPU actors per GPU.",
@@ -233,7 +216,7 @@ def main() -> int:
               + ", ".join(f"{r['name']} {(r['cpu_s'] - base_cpu) / n:+.2f} s" for r in rays)
               + f". Ray start-up alone (start and stop a local instance, own process): {startup:.1f} s "
               "wall.", "", reading(results, base_wall, base_cpu, n_model), ""]
-    lines += gpu_section(stage_shares(), sum(spec.uses_gpu for spec in score_specs(ScoreOptions())))
+    lines += gpu_section(sum(spec.uses_gpu for spec in score_specs(ScoreOptions())))
     text = "\n".join(lines)
     if not args.no_write:
         write_section(text, "scale_ray")

@@ -28,6 +28,10 @@ from offline_eval.options import check, option
 from offline_eval.scoring import ScoreOptions, score_specs, summarize_run
 from offline_eval.types import Item, RunSummary
 
+#: ``--batch-chars``: at most about 10 s of work a batch in RAG mode on a 2-core CPU, where
+#: a row's references can weigh 20,000 characters (RESULTS.md ``kills``)
+DEFAULT_BATCH_CHARS = 40_000
+
 
 @dataclass(frozen=True)
 class ScoreJob:
@@ -59,6 +63,10 @@ class ScoreJob:
     pair_by: str = option("query", "field pairing rows across groups")
     progress_every: float = option(30.0, "when stderr is not a terminal, a progress line this "
                                    "often", metavar="SECONDS", positive=True)
+    batch_chars: int = option(DEFAULT_BATCH_CHARS, "local engine: a batch also holds at most "
+                              "this many characters of responses and references (at least one "
+                              "row; 0: --batch-size alone), so that an interrupt loses little "
+                              "work; rows do not depend on it", minimum=0)
     engine: str = option("local", "where the pipeline runs", choices=("local", "ray"))
     address: str | None = option(None, "Ray cluster address (auto|HOST:PORT); default: a local "
                                  "instance")
@@ -72,7 +80,7 @@ class ScoreJob:
         if self.engine == "ray":
             return RayEngine(self.address, self.actors, self.num_gpus_per_actor, batch_size,
                              self.limits)
-        return LocalEngine(batch_size, progress, self.progress_every)
+        return LocalEngine(batch_size, progress, self.progress_every, self.batch_chars)
 
     @property
     def limits(self) -> Limits:

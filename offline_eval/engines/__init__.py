@@ -34,11 +34,13 @@ class Engine(Protocol):
 
 @dataclass(frozen=True)
 class LocalEngine:
-    """This process, batch by batch; Ctrl-C and SIGTERM say what is saved."""
+    """This process, batch by batch (at most ``batch_size`` rows and ``batch_chars``
+    characters a batch, 0: no character bound); Ctrl-C and SIGTERM say what is saved."""
 
     batch_size: int = 32
     progress: bool = True
     progress_every: float = 30.0
+    batch_chars: int = 0
 
     def rows_path(self, output: str | os.PathLike[str]) -> Path:
         return Path(output)
@@ -51,7 +53,8 @@ class LocalEngine:
         pipeline = build_pipeline(specs)  # validated before any model loads
         with saved_on_interrupt(self.rows_path(output), len(items)):
             return run_local(items, pipeline, output, to_row, resume=resume,
-                             batch_size=self.batch_size, progress=self.progress,
+                             batch_size=self.batch_size, batch_chars=self.batch_chars,
+                             progress=self.progress,
                              progress_every=self.progress_every)
 
 

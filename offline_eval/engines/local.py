@@ -2,7 +2,11 @@
 
 Lossless and resumable:
 
-* every finished response is appended to the output and flushed at once;
+* rows are appended in input order and flushed (and fsynced) as each batch finishes; a
+  batch holds at most ``batch_size`` rows and ``batch_chars`` characters of responses and
+  references (always at least one row), so an interrupt loses at most the batch in flight,
+  a bounded amount of work, and batches are cut the same way in every run (rows do not
+  depend on them);
 * ``resume=True`` keeps the rows already complete (``status == "ok"``), drops error rows and
   a torn last line (from a kill mid-write), and processes only the remaining ids;
 * a batch that fails is retried one item at a time, so a failing row gets an error row
@@ -102,6 +106,34 @@ def check_resume(path: Path, items: Sequence[Item]) -> None:
                          path=str(path))
 
 
+def item_chars(item: Item) -> int:
+    """What a row weighs for :func:`batches`: its response's and references' characters."""
+    return len(item.response) + sum(len(r.text) for r in item.references)
+
+
+def batches(items: Sequence[Item], batch_size: int, batch_chars: int = 0) -> Iterator[list[Item]]:
+    """``items`` in order, cut into batches of at most ``batch_size`` rows and, when
+    ``batch_chars`` > 0, at most ``batch_chars`` characters (:func:`item_chars`); a row
+    heavier than that is a batch alone. A function of the items alone, never of time.
+
+    >>> from offline_eval.types import Item
+    >>> rows = [Item(str(i), "", "x" * n) for i, n in enumerate([5, 5, 5, 20, 1, 1, 1])]
+    >>> [[it.id for it in b] for b in batches(rows, 3, 12)]
+    [['0', '1'], ['2'], ['3'], ['4', '5', '6']]
+    """
+    batch: list[Item] = []
+    weight = 0
+    for it in items:
+        w = item_chars(it)
+        if batch and (len(batch) >= batch_size or (batch_chars > 0 and weight + w > batch_chars)):
+            yield batch
+            batch, weight = [], 0
+        batch.append(it)
+        weight += w
+    if batch:
+        yield batch
+
+
 def error_row(item: Item, exc: Exception) -> dict[str, Any]:
     stage = exc.stage if isinstance(exc, StageError) else "unknown"
     return {"id": item.id, "status": "error", "error": {"stage": stage, "message": str(exc)}}
@@ -109,8 +141,10 @@ def error_row(item: Item, exc: Exception) -> dict[str, Any]:
 
 def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLike[str],
               to_row: RowFn, *, resume: bool = False, batch_size: int = 32,
-              progress: bool | None = None, progress_every: float = 30.0) -> RunStats:
-    """Score ``items`` into ``output`` (JSONL).
+              batch_chars: int = 0, progress: bool | None = None,
+              progress_every: float = 30.0) -> RunStats:
+    """Score ``items`` into ``output`` (JSONL), in :func:`batches` of ``batch_size`` rows
+    and ``batch_chars`` characters (0: rows only).
 
     ``progress``: show it on stderr (:class:`~offline_eval.progress.RunProgress`: a bar on a
     terminal, a line every ``progress_every`` seconds elsewhere); None shows the bar on a
@@ -126,8 +160,7 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
     t0 = time.monotonic()
     done = failed = 0
     with out.open("a" if resume else "w", encoding="utf-8") as fh, _closing(bar):
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
+        for batch in batches(todo, batch_size, batch_chars):
             moved = 0.0
 
             def on_stage(name: str, i: int, n: int, size: int = len(batch)) -> None:
@@ -137,20 +170,20 @@ def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLi
                 moved += step
                 bar.advance(step)
 
-            for row in _run_batch(batch, pipeline, to_row, on_stage):
-                fh.write(dumps(row) + "\n")
-                fh.flush()
-                if row["status"] == "ok":
-                    done += 1
-                else:
-                    failed += 1
+            rows = _run_batch(batch, pipeline, to_row, on_stage)
+            fh.write("".join(dumps(row) + "\n" for row in rows))
+            fh.flush()
+            os.fsync(fh.fileno())  # the batch survives a crash of the machine, not only of us
+            ok = sum(row["status"] == "ok" for row in rows)
+            done += ok
+            failed += len(rows) - ok
             bar.advance(len(batch) - moved)
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
 
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM stopped a run: ``saved`` of ``total`` rows are in ``output``
-    (every finished batch is flushed; ``resume`` continues it)."""
+    (every finished batch is flushed and fsynced; ``resume`` continues it)."""
 
     def __init__(self, saved: int, total: int, output: Path) -> None:
         super().__init__(f"{saved} of {total} rows are saved in {output}")

@@ -11,9 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from offline_eval.engines.local import complete_ids
+from offline_eval.engines.local import batches, complete_ids, run_local
 from offline_eval.errors import InputError
 from offline_eval.io.items import read_items
+from offline_eval.io.rows import score_row
+from offline_eval.pipeline import Pipeline
+from offline_eval.stages.audit import Audit
+from offline_eval.stages.metrics import MetricsStage
+from offline_eval.types import Item, Reference
+from tests.engines.toy_run import ToyClaims
 
 TOY = Path(__file__).with_name("toy_run.py")
 
@@ -108,3 +114,66 @@ def test_audit_and_metrics_in_rows(tmp_path):
     assert row["metrics"]["factscore_precision"] == 0.5
     assert row["audit"]["verdict"] == "partially_correct"
     assert row["claims"][1]["audit"]["verdict"] == "incorrect"
+
+
+class Recorder(ToyClaims):
+    """The toy stage, remembering each batch's ids; a KeyboardInterrupt in batch ``stop``."""
+
+    def __init__(self, stop: int | None = None) -> None:
+        super().__init__(0.0)
+        self.seen: list[list[str]] = []
+        self.stop = stop
+
+    def __call__(self, batch):
+        self.seen.append([r.item.id for r in batch])
+        if self.stop is not None and len(self.seen) == self.stop:
+            raise KeyboardInterrupt
+        return super().__call__(batch)
+
+
+def weighted_items():
+    refs = {"r1": 20, "r4": 100}        # r4 alone outweighs the bound: a batch of its own
+    return [Item(f"r{i}", "q", f"Fact {i} is right.",
+                 references=(Reference("d", "x" * refs[f"r{i}"]),) if f"r{i}" in refs else ())
+            for i in range(7)]
+
+
+def test_batches_are_bounded_by_rows_and_characters(tmp_path):
+    stage = Recorder()
+    items = weighted_items()            # 16 characters a response
+    run_local(items, Pipeline([stage, MetricsStage(), Audit()]), tmp_path / "o.jsonl",
+              score_row, batch_size=3, batch_chars=60, progress=False)
+    assert stage.seen == [["r0", "r1"], ["r2", "r3"], ["r4"], ["r5", "r6"]]
+    assert [len(b) for b in batches(items, 3)] == [3, 3, 1]          # 0: rows alone
+
+
+def test_rows_do_not_depend_on_the_batches(tmp_path):
+    outs = []
+    for size, chars in [(32, 0), (1, 0), (3, 60), (32, 1)]:
+        out = tmp_path / f"{size}-{chars}.jsonl"
+        run_local(weighted_items(), Pipeline([ToyClaims(0.0), MetricsStage(), Audit()]), out,
+                  score_row, batch_size=size, batch_chars=chars, progress=False)
+        outs.append(out.read_bytes())
+    assert len(set(outs)) == 1
+
+
+def test_an_interrupt_keeps_every_finished_batch(tmp_path):
+    out = tmp_path / "o.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_local(weighted_items(), Pipeline([Recorder(stop=3), MetricsStage(), Audit()]), out,
+                  score_row, batch_size=3, batch_chars=60, progress=False)
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["r0", "r1", "r2", "r3"]
+    rest = Recorder()
+    run_local(weighted_items(), Pipeline([rest, MetricsStage(), Audit()]), out, score_row,
+              resume=True, batch_size=3, batch_chars=60, progress=False)
+    assert rest.seen == [["r4"], ["r5", "r6"]]
+    assert len(out.read_text().splitlines()) == 7
+
+
+def test_score_passes_batch_chars_to_the_local_engine():
+    from offline_eval.options import check
+    from offline_eval.score_file import DEFAULT_BATCH_CHARS, ScoreJob
+    assert ScoreJob().engine_for(8).batch_chars == DEFAULT_BATCH_CHARS
+    assert ScoreJob(batch_chars=0).engine_for(8).batch_chars == 0
+    with pytest.raises(InputError, match=r"--batch-chars"):
+        check(ScoreJob(batch_chars=-1))
