@@ -33,6 +33,7 @@ $(STAMP): pyproject.toml Makefile
 wheelhouse: setup
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) $(BASE_WHEELS)
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[models,report,tables,kb,docs,test]"
+	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) ".[ray]"   # for make test-ray
 	$(PYTHON) -m pip download -q -d wheelhouse $(PIP_DOWNLOAD) --no-deps $(NO_DEPS_WHEELS)
 	rm -f wheelhouse/offline_eval-* wheelhouse/offline-eval-*
 	$(MAKE) wheel DIST=wheelhouse

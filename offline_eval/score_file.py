@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
+from offline_eval.engines.local import DEFAULT_BATCH_CHARS
 from offline_eval.errors import InputError
 from offline_eval.io.formats import CHOICES
 from offline_eval.io.items import DEFAULT_LIMITS, Limits
@@ -27,10 +28,6 @@ from offline_eval.io.tables import ROW_KINDS
 from offline_eval.options import check, option
 from offline_eval.scoring import ScoreOptions, score_specs, summarize_run
 from offline_eval.types import Item, RunSummary
-
-#: ``--batch-chars``: at most about 10 s of work a batch in RAG mode on a 2-core CPU, where
-#: a row's references can weigh 20,000 characters (RESULTS.md ``kills``)
-DEFAULT_BATCH_CHARS = 40_000
 
 
 @dataclass(frozen=True)

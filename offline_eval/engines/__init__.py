@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-from offline_eval.engines.local import RowFn
+from offline_eval.engines.local import DEFAULT_BATCH_CHARS, RowFn
 from offline_eval.engines.spec import StageSpec
 from offline_eval.types import Item
 
@@ -35,12 +35,12 @@ class Engine(Protocol):
 @dataclass(frozen=True)
 class LocalEngine:
     """This process, batch by batch (at most ``batch_size`` rows and ``batch_chars``
-    characters a batch, 0: no character bound); Ctrl-C and SIGTERM say what is saved."""
+    characters a batch; 0: rows alone); Ctrl-C and SIGTERM say what is saved."""
 
     batch_size: int = 32
     progress: bool = True
     progress_every: float = 30.0
-    batch_chars: int = 0
+    batch_chars: int = DEFAULT_BATCH_CHARS
 
     def rows_path(self, output: str | os.PathLike[str]) -> Path:
         return Path(output)

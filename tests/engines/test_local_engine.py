@@ -172,8 +172,28 @@ def test_an_interrupt_keeps_every_finished_batch(tmp_path):
 
 def test_score_passes_batch_chars_to_the_local_engine():
     from offline_eval.options import check
-    from offline_eval.score_file import DEFAULT_BATCH_CHARS, ScoreJob
+    from offline_eval.engines.local import DEFAULT_BATCH_CHARS
+    from offline_eval.score_file import ScoreJob
     assert ScoreJob().engine_for(8).batch_chars == DEFAULT_BATCH_CHARS
     assert ScoreJob(batch_chars=0).engine_for(8).batch_chars == 0
     with pytest.raises(InputError, match=r"--batch-chars"):
         check(ScoreJob(batch_chars=-1))
+
+
+def test_each_batch_is_fsynced_once_and_a_resume_rewrite_too(tmp_path, monkeypatch):
+    import offline_eval.engines.local as local
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(local.os, "fsync", lambda fd: (synced.append(fd), real(fd)))
+    out = tmp_path / "o.jsonl"
+    run_local(weighted_items(), Pipeline([ToyClaims(0.0), MetricsStage(), Audit()]), out,
+              score_row, batch_size=3, batch_chars=60, progress=False)
+    assert len(synced) == 1 + 4            # the folder, then each of the 4 batches
+    synced.clear()
+    assert len(complete_ids(out)) == 7
+    assert len(synced) == 2                # the rewritten file, then its folder
+
+
+def test_batch_size_must_be_positive():
+    with pytest.raises(ValueError, match="batch_size must be positive"):
+        list(batches(weighted_items(), 0))

@@ -281,7 +281,7 @@ def test_home_reaches_imported_models_and_is_restored(home, tmp_path):
 
 
 def test_rows_do_not_depend_on_the_batch_size(scored, home, monkeypatch):
-    """The same bytes at --batch-size 1, 3 and 32 (the fixture's default): no stage reads
+    """The same bytes at --batch-size 1, 4 and 32 (the fixture's default): no stage reads
     its batch mates (the embedder runs fixed-shape batches, the int8 NLI one pair at a time)."""
     from offline_eval.decomposition.syntactic import _PARSED, ParseCache
     from offline_eval.runners.embedding import VectorCache
@@ -290,7 +290,7 @@ def test_rows_do_not_depend_on_the_batch_size(scored, home, monkeypatch):
     monkeypatch.setattr(ParseCache, "TOKENS", 0)  # and parse afresh
     _PARSED.clear()
     d, inp, out, _ = scored
-    for b in ("1", "3"):
+    for b in ("1", "4"):
         other = d / f"out-{b}.jsonl"
         assert main(["score", str(inp), "-o", str(other), "--corpus", "tiny", "--home", str(home),
                      "--batch-size", b, "--quiet"]) == 0
@@ -318,3 +318,19 @@ def test_quiet_silences_progress_and_loading_lines(home, tmp_path, capsys):
     assert "offline-eval: 1/1 rows (100%)" in err            # a log's last progress line
     assert main(args + ["--quiet"]) == 0
     assert "offline-eval:" not in capsys.readouterr().err
+
+
+def test_resume_compares_the_batch_size_only_where_nli_runs_batched():
+    """int8 ONNX (the default) scores one pair a call, so --batch-size changes no row and is
+    not compared; batched NLI (torch) pads to each batch's longest pair, so it is."""
+    from offline_eval.provenance import differences, run_record
+    from offline_eval.scoring import ScoreOptions, score_specs
+
+    def record(**kw):
+        opts = ScoreOptions(**kw)
+        return run_record(opts, score_specs(opts), needs_corpus=False)
+
+    assert differences(record(batch_size=8), record(batch_size=32)) == []
+    torch_diff = differences(record(backend="torch", batch_size=8),
+                             record(backend="torch", batch_size=32))
+    assert len(torch_diff) == 1 and "models.nli.pairs_per_batch: 8 then, 32 now" in torch_diff[0]
