@@ -31,7 +31,7 @@ _UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".h5", ".msgpack",
 
 def data_home() -> Path:
     """The user data directory (``OFFLINE_EVAL_HOME`` wins); the same one corpora use."""
-    from offline_eval.index.home import data_home as _home
+    from offline_eval.home import data_home as _home
 
     return _home()
 

@@ -105,7 +105,7 @@ def score_file(input_path: str | os.PathLike[str], output: str | os.PathLike[str
         InputError: a bad row (file:line and field), option, output or ``resume`` mismatch,
             before any row is scored.
     """
-    from offline_eval.index.home import use_home
+    from offline_eval.home import use_home
 
     opts = check(options or ScoreOptions())
     with use_home(opts.home):  # models and corpora are looked up in it, as in the CLI

@@ -45,7 +45,7 @@ def _write(command: Any, args: argparse.Namespace) -> int:
 
 def run_row_command(args: argparse.Namespace) -> int:
     """Check the output and the shared flags, then run the command in its data home."""
-    from offline_eval.index.home import use_home
+    from offline_eval.home import use_home
     from offline_eval.progress import show_progress
 
     show_progress(not args.quiet)

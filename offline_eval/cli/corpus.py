@@ -2,7 +2,7 @@
 :func:`offline_eval.index.build.build` and :func:`~offline_eval.index.build.list_corpora`.
 
 Corpora live in the data home: ``--home``, else ``$OFFLINE_EVAL_HOME``, else the user
-data directory (see :mod:`offline_eval.index.home`).
+data directory (see :mod:`offline_eval.home`).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from offline_eval.index.build import build
-    from offline_eval.index.home import corpus_path
+    from offline_eval.home import corpus_path
     from offline_eval.options import from_args
 
     t0, where = time.perf_counter(), corpus_path(args.name, args.home)
@@ -61,7 +61,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     from offline_eval.index.build import corpus_json, list_corpora
-    from offline_eval.index.home import corpora_dir
+    from offline_eval.home import corpora_dir
 
     corpora = list_corpora(args.home)
     if args.json:

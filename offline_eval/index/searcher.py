@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from offline_eval.errors import InputError
 from offline_eval.index.bm25 import BM25Builder, BM25Index, BM25Params
 from offline_eval.index.chunk import ChunkConfig, Document, Passage, chunk_documents, sentence_spans
-from offline_eval.index.home import corpus_path
+from offline_eval.home import corpus_path
 from offline_eval.index.link import Linker
 from offline_eval.index.store import PassageStore, load_arrays, read_header
 from offline_eval.index.tokenize import Tokenizer

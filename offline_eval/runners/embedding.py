@@ -37,7 +37,7 @@ def default_embedding_path() -> Path:
 
 def exported_embedding_path(home: str | Path | None = None) -> Path:
     """Where ``offline-eval models export-embedding`` writes: ``<home>/models/all-minilm-l6-v2``."""
-    from offline_eval.index.home import data_home
+    from offline_eval.home import data_home
     return data_home(home) / "models" / EMBEDDING_NAME
 
 

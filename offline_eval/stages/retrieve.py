@@ -61,7 +61,7 @@ class Retrieve:
         corpus: a SearchIndex, a corpus folder, a corpus name, or None (RAG only).
         k: passages per claim.
         expand_query: add the item's query words to each claim's query.
-        home: the data home for corpus names (see :mod:`offline_eval.index.home`).
+        home: the data home for corpus names (see :mod:`offline_eval.home`).
         tokenizer: the tokenizer for RAG references (corpora carry their own).
         chunking: passage sizes for RAG references.
         retrieval: ``subject`` (linked subject, query topic, then BM25) or ``bm25``, for

@@ -1,4 +1,5 @@
-"""The data directory where corpora and their indexes live.
+"""The data home: where corpora and their indexes, imported NLI models and the exported
+sentence embedder live.
 
 Resolution order: an explicit ``home`` argument (the CLI's ``--home``), then the
 environment variable ``OFFLINE_EVAL_HOME``, then the platform's user data directory:

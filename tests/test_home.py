@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from offline_eval.errors import InputError
-from offline_eval.index.home import corpus_path, data_home
+from offline_eval.home import corpus_path, data_home
 
 
 def test_precedence(monkeypatch, tmp_path):
