@@ -58,7 +58,7 @@ def models(o: NuggetsOptions) -> dict[str, Any]:
 
 def stage(o: NuggetsOptions) -> Any:
     """The Nuggets stage these options build (its models load on first use)."""
-    from offline_eval.importance.nuggets import NuggetConfig
+    from offline_eval.nuggetization.builder import NuggetConfig
     from offline_eval.stages.nuggets import Nuggets, default_builder
 
     corpus = None
@@ -77,7 +77,7 @@ def compute(items: Sequence[Item], o: NuggetsOptions) -> Iterator[dict[str, Any]
 
 def nugget_rows(items: Sequence[Item], stage: Any, batch_size: int = 16) -> Iterator[dict[str, Any]]:
     """Run the Nuggets stage and yield output rows."""
-    from offline_eval.importance.nuggets import recall_metrics
+    from offline_eval.nuggetization.builder import recall_metrics
 
     for chunk in chunks(items, batch_size):
         for rec in stage([ResponseResult(item=it) for it in chunk]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from offline_eval.importance.nuggets import NuggetBuilder, NuggetConfig, nugget_supports
+from offline_eval.nuggetization.builder import NuggetBuilder, NuggetConfig, nugget_supports
 from offline_eval.types import Reference, ResponseResult
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def default_builder(config: NuggetConfig = NuggetConfig(),
                     decomposer: str = "syntactic") -> NuggetBuilder:
     """Ranker + syntactic decomposer + MiniLM deduplication."""
     from offline_eval.importance.ranker import ImportanceRanker
-    from offline_eval.importance.reference_facts import ReferenceFacts
+    from offline_eval.nuggetization.reference_facts import ReferenceFacts
     from offline_eval.runners.embedding import shared_embedder
     embedder = shared_embedder()  # the rank stage's copy when both run in one process
     return NuggetBuilder(ImportanceRanker(embedder=embedder), ReferenceFacts(decomposer),

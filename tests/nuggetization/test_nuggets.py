@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from offline_eval.importance.nuggets import (NuggetBuilder, NuggetConfig, dedupe,
+from offline_eval.nuggetization.builder import (NuggetBuilder, NuggetConfig, dedupe,
                                              nugget_supports, recall_metrics, support_of)
 from offline_eval.importance.ranker import Ranking
 from offline_eval.nli.verifier import Verifier
