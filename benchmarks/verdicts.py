@@ -60,9 +60,15 @@ FLOOR = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 
 
 # ---- scores, cached --------------------------------------------------------------------
-def code_tag(model: Path, cfg: Any) -> str:
-    """Weights, verifier code and the scoring settings: a change to any rescores every set."""
+def code_tag(model: Path, cfg: Any, precision: str = "int8") -> str:
+    """Weights, verifier code, the scoring settings and the precision (with the CPU's int8
+    reading): a change to any rescores every set."""
+    from offline_eval.runners import int8
+
     h = hashlib.sha256()
+    reading = int8.record() if precision == "int8" else None
+    if precision != "int8" or reading:  # the VNNI int8 tag stays what it was
+        h.update(f"{precision}:{reading}".encode())
     for f in sorted((ROOT / "offline_eval" / "nli").glob("*.py")) + [ROOT / "benchmarks" / "verdict_sets.py"]:
         h.update(f.read_bytes())
     for f in sorted((model / "onnx").glob("*.onnx")):
@@ -219,6 +225,11 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "offline-eval-bench" / "verdicts")
     ap.add_argument("--fit", action="store_true", help="also write the all-sets fit into verifier.json")
     ap.add_argument("--no-write", action="store_true", help="print, do not write RESULTS.md")
+    ap.add_argument("--precision", choices=("int8", "fp32"), default="int8",
+                    help="fp32: also score every set with torch (what CUDA runs) and compare, "
+                    "leave-one-set-out on fp32 scores, the decision fitted on int8 scores with one "
+                    "fitted on fp32's own (section verdicts-fp32); with --fit, write the latter as "
+                    "verifier.json's by_precision.fp32")
     ap.add_argument("--min-overlap", type=float, default=None,
                     help="score with this overlap gate instead of the model's (0 sends every window)")
     args = ap.parse_args()
@@ -236,6 +247,8 @@ def main() -> None:
     base = Verifier(runner, shipped)
     wice_fitted = load_config(WICE_FITTED)
     scores = scored(base, sets, args.cache, code_tag(args.model, shipped))
+    if args.precision == "fp32":
+        return by_precision(args, sets, base, scores, t0)
     t_score = time.time() - t0
     rows: dict[str, dict[str, Any]] = {}
     chosen: dict[str, dict[str, Any]] = {}
@@ -259,6 +272,56 @@ def main() -> None:
     print(text)
     if not args.no_write:
         _write_section(text, "verdicts")
+
+
+def by_precision(args: Any, sets: Sequence[vs.ClaimSet], base: Any, int8_scores: dict[str, list[Any]],
+                 t0: float) -> None:
+    """fp32 (torch) against the int8 fit, leave-one-set-out, both sides on the same fp32 scores."""
+    from offline_eval.nli.verifier import Verifier
+    from offline_eval.runners.load import load_runner
+
+    runner = load_runner(args.model, "torch", "cpu", batch_size=32)  # as score runs torch
+    fp32 = Verifier(runner, base.config)
+    scores = scored(fp32, sets, args.cache, code_tag(args.model, base.config, "fp32"))
+    t_score = time.time() - t0
+    feats = DESIGNS[SHIP]
+    rows: dict[str, dict[str, float]] = {}
+    for held in sets:
+        train = [cs for cs in sets if cs.family != held.family]
+        from_int8, _ = fit(base, train, int8_scores, feats)
+        from_fp32, _ = fit(fp32, train, scores, feats)
+        rows[held.name] = {"int8_on_int8": judge(base, from_int8, held, int8_scores[held.name])[0],
+                           "int8_on_fp32": judge(fp32, from_int8, held, scores[held.name])[0],
+                           "fp32_on_fp32": judge(fp32, from_fp32, held, scores[held.name])[0]}
+        print(f"  {held.name}: " + ", ".join(f"{k} {v:.3f}" for k, v in rows[held.name].items()), flush=True)
+    table = [cs for cs in sets if cs.table]
+    lines = ["## Verdicts at fp32, leave-one-set-out (`benchmarks/verdicts.py --precision fp32`, model `nli-minilm`)", "",
+             f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu_description()}; scoring "
+             f"{t_score:.0f} s, all {time.time() - t0:.0f} s.", "",
+             "fp32 (torch, what `--device cuda` and `--backend torch` run) moves the model's probabilities "
+             "from the int8 ONNX file's. Both decisions below are the shipped design "
+             f"(`{SHIP}` combiner, then support / contradict / entail_floor on the grid, then the number "
+             "and name rules), fitted for each set on the *other families* only, as in `verdicts`: one on "
+             "the int8 scores of those sets, one on their fp32 scores. Both are judged on the held-out "
+             "set's fp32 scores, in this run. `int8 on int8` is the CPU default, for reference. "
+             "Balanced accuracy of `verdict == supported`.", "",
+             "| set | int8 fit, int8 scores (CPU default) | int8 fit, fp32 scores (what fp32 got) | fp32 fit, fp32 scores |",
+             "|---|---|---|---|"]
+    for cs in sets:
+        r = rows[cs.name]
+        tag = "" if cs.table else " (fit only)"
+        lines.append(f"| {cs.name}{tag} | {r['int8_on_int8']:.3f} | {r['int8_on_fp32']:.3f} | {r['fp32_on_fp32']:.3f} |")
+    for key, label in (("int8_on_int8", "int8 fit, int8 scores"), ("int8_on_fp32", "int8 fit, fp32 scores"),
+                       ("fp32_on_fp32", "fp32 fit, fp32 scores")):
+        vals = [rows[cs.name][key] for cs in table]
+        lines.append(f"\n{label}: macro mean over the {len(table)} table rows **{np.mean(vals):.3f}**, "
+                     f"lowest {min(vals):.3f} ({table[int(np.argmin(vals))].name}).")
+    if args.fit:
+        lines.append("\n" + write_fit(fp32, sets, scores, args.model, "fp32"))
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        _write_section(text, "verdicts-fp32")
 
 
 def report(sets, rows, chosen, t_score, t_all, cfg) -> str:
@@ -297,25 +360,36 @@ def report(sets, rows, chosen, t_score, t_all, cfg) -> str:
     return "\n".join(lines)
 
 
-def write_fit(base, sets, scores, model: Path) -> str:
+def write_fit(base, sets, scores, model: Path, precision: str = "int8") -> str:
+    """The all-sets fit into ``verifier.json``: the main decision (int8), or for fp32 its
+    ``by_precision.fp32`` block (combiner and the three grid thresholds)."""
     from offline_eval.modelstore import read_manifest, write_manifest
     from offline_eval.nli.config import CONFIG_FILE, dump_config
 
     cfg, m = fit(base, sets, scores, DESIGNS[SHIP])
+    backend = "onnx-int8" if precision == "int8" else "torch-fp32"
     meta = {"design": SHIP, "fitted_on": "every set of benchmarks/verdict_sets.py (" + ", ".join(cs.name for cs in sets) +
-                         "), each weighted equally, classes balanced; backend onnx-int8",
+                         f"), each weighted equally, classes balanced; backend {backend}",
             "l2": 1.0, "thresholds": "grid maximising the mean balanced accuracy over those sets",
             "in_sample_mean_balanced_accuracy": round(m, 4),
             "loso": "see benchmarks/RESULTS.md, section verdicts: no reported figure is in-sample"}
+    if precision != "int8":
+        meta["loso"] = "see benchmarks/RESULTS.md, section verdicts-fp32: no reported figure is in-sample"
     cfg = dataclasses.replace(cfg, combiner=dataclasses.replace(cfg.combiner, meta=meta))
-    out = dump_config(cfg)
     old = json.loads((model / CONFIG_FILE).read_text(encoding="utf-8")) if (model / CONFIG_FILE).is_file() else {}
-    if old.get("nuggets"):  # the nuggets stage's own decision (model card) is kept
-        out["nuggets"] = old["nuggets"]
+    if precision == "int8":
+        out = dump_config(cfg)
+        for keep in ("nuggets", "by_precision"):  # the nuggets decision (model card), other precisions
+            if old.get(keep):
+                out[keep] = old[keep]
+    else:
+        own = {"thresholds": {k: getattr(cfg, k) for k in ("support", "contradict", "entail_floor")},
+               "combiner": cfg.combiner.to_json()}
+        out = {**old, "by_precision": {**(old.get("by_precision") or {}), precision: own}}
     (model / CONFIG_FILE).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     src = read_manifest(model)
     write_manifest(model, **{k: v for k, v in src.items() if k != "files"})
-    return (f"Shipped fit (`{SHIP}`, all sets, in-sample mean {m:.3f}, not a result): support {cfg.support:g}, "
+    return (f"Shipped fit (`{SHIP}`, {precision}, all sets, in-sample mean {m:.3f}, not a result): support {cfg.support:g}, "
             f"contradict {cfg.contradict:g}, entail_floor {cfg.entail_floor:g}.")
 
 
