@@ -36,8 +36,9 @@ def record_path(output: str | os.PathLike[str], engine: str = "local") -> Path |
     """Where the record of a run writing ``output`` lives (None for standard output)."""
     if str(output) == "-":
         return None
-    out = Path(output)
-    return out / "run.json" if engine == "ray" else out.with_name(out.name + ".run.json")
+    from offline_eval.io.resume import record_beside
+
+    return Path(output) / "run.json" if engine == "ray" else record_beside(output)
 
 
 def installed_version(dist: str) -> str | None:
@@ -167,9 +168,3 @@ def differences(then: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
             if a.get(k) != b.get(k)]
 
 
-def write_record(path: Path, record: Mapping[str, Any]) -> None:
-    """Write ``record`` (JSON, keys sorted) to ``path`` whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.partial")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)

@@ -4,10 +4,11 @@
 Before any row is scored: every row is validated (duplicate ids refused), the NLI model,
 the corpus (when a row has no references) and the ``group_by`` field are checked, an output
 that already holds rows is kept unless ``resume`` or ``overwrite`` says what to do with it,
-and the run record (:mod:`offline_eval.provenance`) is written beside the output (with
-``resume``, compared first with the record of the run that wrote it). Then the local or the
-Ray engine appends the rows; the summary, the table and the HTML report are written from
-the finished output.
+and the output is opened through the one resumable writer,
+:class:`~offline_eval.io.resume.RunOutput`, with the run record
+(:mod:`offline_eval.provenance`; with ``resume``, compared first with the record of the run
+that wrote it). Then the local or the Ray engine writes the rows into it; the summary, the
+table and the HTML report are written from the finished output.
 """
 from __future__ import annotations
 
@@ -133,10 +134,23 @@ def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob,
         warnings.warn(f"{input_path} has no rows", UserWarning, stacklevel=2)
     _check_sources(opts, job, items, input_path)
     specs = score_specs(opts)
-    record = _check_record(output, job.engine, resume, opts, specs, items)
+    from offline_eval.engines.local import check_resume, scored_ok
+    from offline_eval.io.resume import RunOutput
+    from offline_eval.provenance import record_path, run_record
+
+    # The run record is written beside the output before any row is scored; resume first
+    # compares it with the record of the run that wrote the output and refuses another
+    # configuration (flags, models, runtimes, corpus or library versions), so a file never
+    # mixes rows scored two ways.
+    record = run_record(opts, specs, needs_corpus=any(not it.references for it in items))
     to_row = partial(_score_row, undecided=opts.undecided, group_by=job.group_by or "group")
-    stats = engine.run(specs, items, (input_path, fmt[0]), output, to_row, resume=resume)
-    rows = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines() if line]
+    with RunOutput(rows_path if output != "-" else None, record, resume=resume,
+                   record_at=record_path(output, job.engine), keep=scored_ok,
+                   check=lambda done: check_resume(done, items, str(rows_path))) as out:
+        stats = engine.run(specs, items, (input_path, fmt[0]), out, to_row)
+    lines = out.streamed if out.path is None else \
+        rows_path.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line]
     # no wall-clock time in it: same run, same bytes
     summary = replace(summarize_run(rows, job.group_by, job.pair_by), run=record)
     _write_outputs(job, rows, summary)
@@ -176,39 +190,6 @@ def _write_outputs(job: ScoreJob, rows: list[dict[str, Any]], summary: RunSummar
     if job.html:
         from offline_eval.report import render_report
         render_report(sorted(rows, key=lambda r: str(r.get("id"))), summary.to_json(), job.html)
-
-
-def _check_record(output: str, engine: str, resume: bool, opts: ScoreOptions,
-                  specs: Sequence[Any], items: Sequence[Item]) -> dict[str, Any]:
-    """The run record, written beside the output before any row is scored. ``resume`` first
-    compares it with the record of the run that wrote the output and refuses another
-    configuration (flags, models, runtimes, corpus or library versions), so a file never
-    mixes rows scored two ways."""
-    from offline_eval.provenance import differences, record_path, run_record, write_record
-
-    record = run_record(opts, specs, needs_corpus=any(not it.references for it in items))
-    path = record_path(output, engine)
-    if path is None:
-        return record
-    if resume and path.is_file():
-        try:
-            then = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"unreadable run record ({exc}); pass --overwrite to start again",
-                             path=str(path)) from None
-        diffs = differences(then, record)
-        if diffs:
-            more = f"; and {len(diffs) - 6} more" if len(diffs) > 6 else ""
-            raise InputError("--resume: the output was scored with another configuration: "
-                             + "; ".join(diffs[:6]) + more + ". Resume with the same flags, "
-                             "models and versions, or pass --overwrite to start again",
-                             path=str(path))
-    elif resume and Path(output).exists():
-        warnings.warn(f"{path} is missing, so --resume cannot check that the rows already in "
-                      "the output were scored with these flags and models", UserWarning,
-                      stacklevel=3)
-    write_record(path, record)
-    return record
 
 
 def _check_sources(opts: ScoreOptions, job: ScoreJob, items: Sequence[Item],

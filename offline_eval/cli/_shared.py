@@ -24,8 +24,8 @@ def add_row_command(sub: argparse._SubParsersAction, module: str, help: str) -> 
                    help="output JSONL (default: standard output)")
     add_options(p, mod.COMMAND.options)
     p.add_argument("--resume", action="store_true",
-                   help="keep the rows a stopped run of the same input and options finished "
-                        "(in .OUT.partial) and compute only the rest")
+                   help="keep the rows a stopped run of the same input and options left in "
+                        "the output (OUT.run.json records them) and compute only the rest")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an output that already holds rows (refused without it)")
     p.add_argument("--home", help="data home for corpora and imported models (default "

@@ -4,7 +4,7 @@ Each row command (``verify``, ``decompose``, ``rank``, ``nuggets``, ``comprehens
 is a :class:`RowCommand`: its options dataclass, a reader that validates every row before
 any model loads, and the computation that yields one output row per input row, in order.
 :func:`run` is the Python call (``offline_eval.verify(rows, nli_model=...)``) and
-:func:`write` the command line's (a resumable file, :class:`~offline_eval.io.resume.ResumableWriter`):
+:func:`write` the command line's (a resumable file, :class:`~offline_eval.io.resume.RunOutput`):
 both run the same reader and computation, so the CLI and the API give the same rows.
 """
 from __future__ import annotations
@@ -13,6 +13,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from pathlib import Path
+
+from offline_eval.errors import InputError
 from offline_eval.options import compared, make
 
 
@@ -50,21 +53,45 @@ def write(command: RowCommand, input_path: str | os.PathLike[str],
           output: str | os.PathLike[str] | None, options: Any = None, resume: bool = False,
           overwrite: bool = False) -> int:
     """Validate every row of ``input_path``, then write the output rows to ``output`` (None:
-    standard output) through the resumable writer; ``resume`` keeps the rows a stopped run of
-    the same input, options and models finished, and an output that already holds rows is
-    replaced only with ``overwrite``. Returns how many rows were computed."""
-    from offline_eval.io.resume import ResumableWriter, refuse_filled_output
+    standard output) through the resumable output
+    (:class:`~offline_eval.io.resume.RunOutput`, ``batch_size`` rows a write); ``resume``
+    keeps the rows a stopped run of the same input, options and models finished, and an
+    output that already holds rows is replaced only with ``overwrite``. Returns how many
+    rows were computed."""
+    import sys
+
+    from offline_eval.io.resume import RunOutput, refuse_filled_output
+    from offline_eval.modelstore import sha256_file
 
     refuse_filled_output(output, resume, overwrite)
     options = make(command.options, options, {})
     parsed = command.read(input_path)
-    record = {**compared(options),
-              **{f"model:{k}": v for k, v in command.models(options).items()}}
-    with ResumableWriter(output, input_path, record, resume=resume) as out:
-        done = out.start([command.row_id(r) for r in parsed])
-        for row in command.compute(parsed[done:], options):
-            out.write(row)
-    return len(parsed) - done
+    record = {"command": command.name, "input_sha256": sha256_file(Path(input_path)),
+              "options": {**compared(options),
+                          **{f"model:{k}": v for k, v in command.models(options).items()}}}
+    with RunOutput(output, record, resume=resume) as out:
+        done = [str(r["id"]) for r in out.kept]
+        if done != [command.row_id(r) for r in parsed[:len(done)]]:
+            raise InputError("--resume: the rows already written are not the first rows of the "
+                             "input; run with --overwrite to start again", path=str(output))
+        if done:
+            print(f"offline-eval: resuming after {len(done)} finished row(s)", file=sys.stderr)
+        size = max(1, int(getattr(options, "batch_size", 32)))
+        batch: list[dict[str, Any]] = []
+        try:
+            for row in command.compute(parsed[len(done):], options):
+                batch.append(row)
+                if len(batch) >= size:
+                    out.write(batch)
+                    batch = []
+            out.write(batch)
+        except BaseException:
+            if out.path is not None and len(done) + out.written:
+                print(f"offline-eval: the {len(done) + out.written} row(s) finished so far are "
+                      f"kept in {out.path}; run the same command with --resume to continue",
+                      file=sys.stderr)
+            raise
+    return len(parsed) - len(done)
 
 
 def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

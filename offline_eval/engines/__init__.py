@@ -1,8 +1,9 @@
 """The engines that run the ``score`` pipeline over items: one interface, two engines.
 
 An :class:`Engine` takes the stage specs, the validated items (and the file they came
-from), the output and the row builder, and appends one row per item to its rows file,
-resumably. :class:`LocalEngine` runs in this process (:func:`~offline_eval.engines.local.run_local`);
+from), the open output (:class:`~offline_eval.io.resume.RunOutput`, the one resumable
+writer: its ``kept`` rows are skipped) and the row builder, and writes one row per other
+item to it, a batch at a time. :class:`LocalEngine` runs in this process (:func:`~offline_eval.engines.local.run_local`);
 :class:`RayEngine` on a Ray cluster (:func:`~offline_eval.engines.ray_engine.run_ray`), its
 workers reading the input file as native JSONL.
 """
@@ -15,6 +16,7 @@ from typing import Any, Protocol, Sequence
 
 from offline_eval.engines.local import DEFAULT_BATCH_CHARS, RowFn
 from offline_eval.engines.spec import StageSpec
+from offline_eval.io.resume import RunOutput
 from offline_eval.types import Item
 
 
@@ -26,9 +28,10 @@ class Engine(Protocol):
         ...
 
     def run(self, specs: Sequence[StageSpec], items: Sequence[Item], source: tuple[str, str],
-            output: str | os.PathLike[str], to_row: RowFn, *, resume: bool = False) -> Any:
-        """Score ``items`` (read from ``source`` = (path, format)) into :meth:`rows_path`;
-        returns the run's counts (``done``, ``failed``, ``skipped``, ``seconds``)."""
+            out: RunOutput, to_row: RowFn) -> Any:
+        """Score the ``items`` (read from ``source`` = (path, format)) that ``out`` has not
+        kept into ``out`` (opened on :meth:`rows_path`); returns the run's counts (``done``,
+        ``failed``, ``skipped``, ``seconds``)."""
         ...
 
 
@@ -46,13 +49,13 @@ class LocalEngine:
         return Path(output)
 
     def run(self, specs: Sequence[StageSpec], items: Sequence[Item], source: tuple[str, str],
-            output: str | os.PathLike[str], to_row: RowFn, *, resume: bool = False) -> Any:
+            out: RunOutput, to_row: RowFn) -> Any:
         from offline_eval.engines.local import run_local, saved_on_interrupt
         from offline_eval.engines.spec import build_pipeline
 
         pipeline = build_pipeline(specs)  # validated before any model loads
-        with saved_on_interrupt(self.rows_path(output), len(items)):
-            return run_local(items, pipeline, output, to_row, resume=resume,
+        with saved_on_interrupt(out, len(items)):
+            return run_local(items, pipeline, out, to_row,
                              batch_size=self.batch_size, batch_chars=self.batch_chars,
                              progress=self.progress,
                              progress_every=self.progress_every)
@@ -73,13 +76,12 @@ class RayEngine:
         return Path(output) / OUTPUT_NAME
 
     def run(self, specs: Sequence[StageSpec], items: Sequence[Item], source: tuple[str, str],
-            output: str | os.PathLike[str], to_row: RowFn, *, resume: bool = False) -> Any:
-        from offline_eval.engines.local import check_resume
+            out: RunOutput, to_row: RowFn) -> Any:
         from offline_eval.engines.ray_engine import native_input, run_ray
 
-        if resume:
-            check_resume(self.rows_path(output), items)
-        return run_ray(native_input(source[0], str(output), source[1]), specs, output, to_row,
+        assert out.path is not None
+        folder = out.path.parent
+        return run_ray(native_input(source[0], str(folder), source[1]), specs, folder, to_row,
                        address=self.address, actors=self.actors,
                        num_gpus_per_actor=self.num_gpus_per_actor, batch_size=self.batch_size,
-                       resume=resume, limits=self.limits)
+                       limits=self.limits, out=out)

@@ -2,7 +2,8 @@
 
 Lossless and resumable:
 
-* rows are appended in input order and flushed (and fsynced) as each batch finishes; a
+* rows go through the one resumable output, :class:`~offline_eval.io.resume.RunOutput`:
+  appended in input order and flushed (and fsynced) as each batch finishes; a
   batch holds at most ``batch_size`` rows and ``batch_chars`` characters of responses and
   references (always at least one row), so an interrupt loses at most the batch in flight;
   batches are cut from the rows still to do alone, never from timing, and rows do not
@@ -14,17 +15,16 @@ Lossless and resumable:
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from offline_eval.errors import InputError, StageError
-from offline_eval.io.jsonl import dumps
+from offline_eval.io.resume import RunOutput, keep_rows
 from offline_eval.pipeline import Pipeline, StageHook
 from offline_eval.progress import RunProgress
 from offline_eval.types import Item, ResponseResult
@@ -46,86 +46,51 @@ class RunStats:
     seconds: float
 
 
+def scored_ok(row: Mapping[str, Any]) -> bool:
+    """The rows a resume keeps: scored ones (``status == "ok"``); error rows are redone."""
+    return row.get("status") == "ok"
+
+
 def complete_ids(path: Path) -> set[str]:
-    """Ids of complete rows in an existing output; rewrites the file without the rest.
-
-    The rewrite goes to a temporary file that replaces the output atomically.
-    """
-    if not path.exists():
-        return set()
-    keep: list[str] = []
-    ids: set[str] = set()
-    with path.open("rb") as fh:
-        for raw in fh:
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                continue  # a torn line from a kill mid-write
-            if isinstance(row, dict) and row.get("status") == "ok" and "id" in row:
-                if row["id"] not in ids:
-                    ids.add(row["id"])
-                    keep.append(raw.decode("utf-8").rstrip("\n"))
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in keep))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)      # the rename survives a crash of the machine too
-    return ids
+    """Ids of complete rows in an existing output; rewrites the file without the rest
+    (:func:`~offline_eval.io.resume.keep_rows`, atomically)."""
+    return {str(r["id"]) for r in keep_rows(path, scored_ok)}
 
 
-def fsync_dir(folder: Path) -> None:
-    """Make a file's creation or rename in ``folder`` durable (where the OS allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return  # Windows cannot open a folder; its renames are journalled by NTFS
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def check_resume(path: Path, items: Sequence[Item]) -> None:
+def check_resume(rows: Sequence[Mapping[str, Any]] | Path, items: Sequence[Item],
+                 path: str | None = None) -> None:
     """Refuse to resume into an output that was written from other input.
 
-    Each complete row of ``path`` must have the id of an item of ``items`` and, where the
-    row records them, the same query, response and date: otherwise the resumed output would
-    mix rows of two inputs (rows for ids no longer there would be kept and summarised, and
-    an edited response would keep its old scores).
+    Each complete row of the output (``rows``, or the file ``rows``) must have the id of an
+    item of ``items`` and, where the row records them, the same query, response and date:
+    otherwise the resumed output would mix rows of two inputs (rows for ids no longer there
+    would be kept and summarised, and an edited response would keep its old scores).
 
     Raises:
         InputError: naming the output, how many rows differ and one example of each kind.
     """
-    if not path.exists():
-        return
+    if isinstance(rows, Path):
+        path = str(rows)
+        rows = keep_rows(rows, scored_ok, rewrite=False)
     by_id = {str(it.id): it for it in items}
     stale: list[str] = []
     changed: list[str] = []
-    with path.open("rb") as fh:
-        for raw in fh:
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                continue  # a torn line: complete_ids drops it
-            if not (isinstance(row, dict) and row.get("status") == "ok" and "id" in row):
-                continue
-            it = by_id.get(str(row["id"]))
-            if it is None:
-                stale.append(str(row["id"]))
-            elif any(k in row and (row[k] or None) != (v or None) for k, v in  # "" = no date
-                     (("query", it.query), ("response", it.response), ("date", it.date))):
-                changed.append(str(row["id"]))
+    for row in rows:
+        if row.get("status") != "ok":
+            continue
+        it = by_id.get(str(row["id"]))
+        if it is None:
+            stale.append(str(row["id"]))
+        elif any(k in row and (row[k] or None) != (v or None) for k, v in  # "" = no date
+                 (("query", it.query), ("response", it.response), ("date", it.date))):
+            changed.append(str(row["id"]))
     if stale or changed:
         parts = ([f"{len(stale)} row(s) for ids not in the input (e.g. {stale[0]!r})"] if stale else []) + \
                 ([f"{len(changed)} row(s) scored from another query, response or date "
                   f"(e.g. {changed[0]!r})"] if changed else [])
         raise InputError(f"cannot resume: it holds {' and '.join(parts)}; it was written from "
                          "other input. Score into a new file, or remove those rows first.",
-                         path=str(path))
+                         path=path)
 
 
 def item_chars(item: Item) -> int:
@@ -163,46 +128,48 @@ def error_row(item: Item, exc: Exception) -> dict[str, Any]:
     return {"id": item.id, "status": "error", "error": {"stage": stage, "message": str(exc)}}
 
 
-def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLike[str],
+def run_local(items: Sequence[Item], pipeline: Pipeline, output: str | os.PathLike[str] | RunOutput,
               to_row: RowFn, *, resume: bool = False, batch_size: int = 32,
               batch_chars: int = DEFAULT_BATCH_CHARS, progress: bool | None = None,
               progress_every: float = 30.0) -> RunStats:
     """Score ``items`` into ``output`` (JSONL), in :func:`batches` of ``batch_size`` rows
-    and ``batch_chars`` characters (0: rows alone).
+    and ``batch_chars`` characters (0: rows alone), each batch written, flushed and fsynced
+    at once.
 
-    ``progress``: show it on stderr (:class:`~offline_eval.progress.RunProgress`: a bar on a
-    terminal, a line every ``progress_every`` seconds elsewhere); None shows the bar on a
-    terminal only."""
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if resume:
-        check_resume(out, items)
-    done_ids = complete_ids(out) if resume else set()
-    todo = [it for it in items if it.id not in done_ids]
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = RunProgress(len(todo), show, every=progress_every)
+    ``output``: a path (``resume`` keeps its scored rows, :func:`scored_ok`, after
+    :func:`check_resume`), or an open :class:`~offline_eval.io.resume.RunOutput` (its
+    ``kept`` rows are skipped; ``resume`` is then the caller's). ``progress``: show it on
+    stderr (:class:`~offline_eval.progress.RunProgress`: a bar on a terminal, a line every
+    ``progress_every`` seconds elsewhere); None shows the bar on a terminal only."""
+    if isinstance(output, RunOutput):
+        opened: Any = nullcontext(output)
+    else:
+        opened = RunOutput(output, None, resume=resume, keep=scored_ok,
+                           check=lambda rows: check_resume(rows, items, str(output)))
     t0 = time.monotonic()
     done = failed = 0
-    with out.open("a" if resume else "w", encoding="utf-8") as fh, _closing(bar):
-        fsync_dir(out.parent)   # the output's own entry, before any row relies on it
-        for batch in batches(todo, batch_size, batch_chars):
-            moved = 0.0
+    with opened as out:
+        done_ids = out.kept_ids
+        todo = [it for it in items if it.id not in done_ids]
+        show = sys.stderr.isatty() if progress is None else progress
+        bar = RunProgress(len(todo), show, every=progress_every)
+        with _closing(bar):
+            for batch in batches(todo, batch_size, batch_chars):
+                moved = 0.0
 
-            def on_stage(name: str, i: int, n: int, size: int = len(batch)) -> None:
-                nonlocal moved
-                bar.stage(name)
-                step = size * i / n - moved if i else 0.0   # a stage's share of the batch
-                moved += step
-                bar.advance(step)
+                def on_stage(name: str, i: int, n: int, size: int = len(batch)) -> None:
+                    nonlocal moved
+                    bar.stage(name)
+                    step = size * i / n - moved if i else 0.0   # a stage's share of the batch
+                    moved += step
+                    bar.advance(step)
 
-            rows = _run_batch(batch, pipeline, to_row, on_stage)
-            fh.write("".join(dumps(row) + "\n" for row in rows))
-            fh.flush()
-            os.fsync(fh.fileno())  # the batch survives a crash of the machine, not only of us
-            ok = sum(row["status"] == "ok" for row in rows)
-            done += ok
-            failed += len(rows) - ok
-            bar.advance(len(batch) - moved)
+                rows = _run_batch(batch, pipeline, to_row, on_stage)
+                out.write(rows)
+                ok = sum(row["status"] == "ok" for row in rows)
+                done += ok
+                failed += len(rows) - ok
+                bar.advance(len(batch) - moved)
     return RunStats(done, failed, len(items) - len(todo), time.monotonic() - t0)
 
 
@@ -216,11 +183,15 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 @contextmanager
-def saved_on_interrupt(output: Path, total: int) -> Iterator[None]:
-    """Turns Ctrl-C and SIGTERM into :class:`RunInterrupted`, counting the saved rows;
-    the old SIGTERM handler is restored after."""
+def saved_on_interrupt(output: Path | RunOutput, total: int) -> Iterator[None]:
+    """Turns Ctrl-C and SIGTERM into :class:`RunInterrupted`, counting the saved rows of
+    ``output`` (a file, or a :class:`~offline_eval.io.resume.RunOutput`'s); the old SIGTERM
+    handler is restored after."""
     import signal
     import threading
+
+    if isinstance(output, RunOutput):
+        output = output.path or Path("-")
 
     def on_term(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

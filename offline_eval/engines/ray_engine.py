@@ -20,11 +20,12 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from offline_eval.engines.local import RunStats, complete_ids, error_row
+from offline_eval.engines.local import RunStats, error_row, scored_ok
 from offline_eval.engines.spec import StageSpec
 from offline_eval.errors import OfflineEvalError, StageError
 from offline_eval.io.items import parse_item
 from offline_eval.io.jsonl import dumps
+from offline_eval.io.resume import RunOutput
 from offline_eval.io.records import decode, encode
 from offline_eval.types import ResponseResult
 
@@ -165,16 +166,21 @@ def actor_gpus(spec: StageSpec, num_gpus_per_actor: float) -> float | None:
 def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
             out_dir: str | os.PathLike[str], to_row: Callable[[ResponseResult], dict], *,
             address: str | None = None, actors: int = 1, num_gpus_per_actor: float = 0.0,
-            batch_size: int = 32, resume: bool = False, limits: Any = None) -> RunStats:
+            batch_size: int = 32, resume: bool = False, limits: Any = None,
+            out: RunOutput | None = None) -> RunStats:
     """Score the (already validated) input on a Ray cluster into ``out_dir/scores.jsonl``;
-    ``limits`` (:class:`~offline_eval.io.items.Limits`) as the driver read it with."""
+    ``limits`` (:class:`~offline_eval.io.items.Limits`) as the driver read it with. ``out``:
+    that file already open (:class:`~offline_eval.io.resume.RunOutput`; its ``kept`` rows
+    are skipped, and ``resume`` is the caller's), else opened here (``resume`` keeps the
+    scored rows)."""
+    if out is None:
+        with RunOutput(Path(out_dir) / OUTPUT_NAME, None, resume=resume, keep=scored_ok) as opened:
+            return run_ray(input_path, specs, out_dir, to_row, address=address, actors=actors,
+                           num_gpus_per_actor=num_gpus_per_actor, batch_size=batch_size,
+                           limits=limits, out=opened)
     local = address in (None, "local")
     ray = _require_ray()
-    out = Path(out_dir) / OUTPUT_NAME
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done_ids = complete_ids(out) if resume else set()
-    if not resume and out.exists():
-        out.unlink()
+    done_ids = out.kept_ids
     t0 = time.monotonic()
     if not ray.is_initialized():
         # Actors see the driver's data home (corpora, imported models): a path every node
@@ -218,19 +224,16 @@ def run_ray(input_path: str | os.PathLike[str], specs: Sequence[StageSpec],
     ds = ds.map_batches(_to_rows, fn_kwargs={"to_row": to_row}, batch_size=batch_size,
                         num_cpus=task_cpus)
     done = failed = 0
-    with out.open("a", encoding="utf-8") as fh:
-        try:
-            for batch in ds.iter_batches(batch_size=batch_size, batch_format="numpy"):
-                for line in batch["row"]:
-                    fh.write(str(line) + "\n")
-                    fh.flush()
-                    if _row_status(str(line)) == "ok":
-                        done += 1
-                    else:
-                        failed += 1
-        except Exception as exc:  # the job failed: finished rows are on disk, resume completes it
-            raise OfflineEvalError(f"the Ray job failed ({type(exc).__name__}: {exc}); {done + len(done_ids)} "
-                                   f"rows are saved in {out}; rerun with --resume to finish") from exc
+    try:
+        for batch in ds.iter_batches(batch_size=batch_size, batch_format="numpy"):
+            lines = [str(line) for line in batch["row"]]
+            out.write_lines(lines)  # one write, flushed and fsynced, per batch
+            ok = sum(_row_status(line) == "ok" for line in lines)
+            done += ok
+            failed += len(lines) - ok
+    except Exception as exc:  # the job failed: finished rows are on disk, resume completes it
+        raise OfflineEvalError(f"the Ray job failed ({type(exc).__name__}: {exc}); {done + len(done_ids)} "
+                               f"rows are saved in {out.path}; rerun with --resume to finish") from exc
     return RunStats(done, failed, len(done_ids), time.monotonic() - t0)
 
 

@@ -1,163 +1,251 @@
-"""Resumable output for the commands that write one row per input row, in input order
-(``verify``, ``decompose``, ``rank``, ``nuggets``, ``comprehensiveness``).
+"""The one resumable output: every command's rows go through :class:`RunOutput`, those of
+``score`` (its local and Ray engines) and of the row commands (``verify``, ``decompose``,
+``rank``, ``nuggets``, ``comprehensiveness``).
 
-Rows go to the hidden ``.NAME.partial`` file beside the output (as with
-:class:`~offline_eval.io.jsonl.JsonlWriter`), which replaces the output when the run
-succeeds. What it adds: beside the partial file, ``.NAME.partial.json`` records the run (the
-sha256 of the input file and the command's options, models included), and a run that stops
-early (an error, Ctrl-C or ``kill -9``) keeps both. ``--resume`` then keeps every complete
-row of the partial file (a torn last line is dropped), checks that the input and options
-are the ones recorded and that the kept rows are the first rows of the input, and computes
-only the rest, so no finished row is lost and none is computed twice. Without ``--resume``
-a leftover partial file is started again.
+* The output fills as rows finish, in batches: each batch is one write, flushed and
+  fsynced, so an interrupt, a ``kill -9`` or a crash of the machine loses at most the batch
+  in flight.
+* Beside it, ``OUT.run.json`` records what decides the rows (``score``: flags, models,
+  runtimes and versions, :mod:`offline_eval.provenance`; a row command: its options, models
+  and the input's sha256). It is written, whole and fsynced, before the first row.
+* ``resume=True`` first compares that record with this run's and refuses a difference,
+  naming it; then keeps the complete rows of the output (a torn last line from a kill
+  mid-write is dropped, and so are the rows ``keep`` refuses, such as ``score``'s error
+  rows, which are computed again), rewriting the file atomically when it drops any.
+  ``kept`` holds them, in file order; the caller computes only the rest.
+* Standard output (``None`` or ``"-"``) and devices are written as rows come, and cannot
+  be resumed.
+
+An output that already holds rows is never replaced by accident: see
+:func:`refuse_filled_output`.
 
 >>> import json, tempfile
 >>> from pathlib import Path
->>> d = Path(tempfile.mkdtemp()); src = d / "in.jsonl"; _ = src.write_text('{"id": 1}\\n{"id": 2}\\n')
->>> out = d / "out.jsonl"
+>>> out = Path(tempfile.mkdtemp()) / "out.jsonl"
 >>> try:
-...     with ResumableWriter(out, src, {"opt": 1}, resume=False) as w:
-...         w.start(["1", "2"]); w.write({"id": "1"}); raise KeyboardInterrupt
+...     with RunOutput(out, {"opt": 1}) as w:
+...         w.write([{"id": "1"}]); raise KeyboardInterrupt
 ... except KeyboardInterrupt:
 ...     pass
-0
->>> with ResumableWriter(out, src, {"opt": 1}, resume=True) as w:
-...     n = w.start(["1", "2"]); w.write({"id": "2"})
->>> n, [json.loads(x)["id"] for x in out.read_text().splitlines()]
-(1, ['1', '2'])
+>>> with RunOutput(out, {"opt": 1}, resume=True) as w:
+...     done = [r["id"] for r in w.kept]; w.write([{"id": "2"}])
+>>> done, [json.loads(x)["id"] for x in out.read_text().splitlines()]
+(['1'], ['1', '2'])
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import IO, Any, Callable, Iterable, Mapping, Sequence
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import JsonlWriter, _renamable, partial_path
+from offline_eval.io.jsonl import _STDOUT, _renamable, dumps
+
+#: the rows a resume keeps: every row a command wrote (the row commands)
+Keep = Callable[[Mapping[str, Any]], bool]
 
 
-class ResumableWriter(JsonlWriter):
-    """A :class:`~offline_eval.io.jsonl.JsonlWriter` that keeps a stopped run's rows for
-    ``--resume`` instead of removing them.
+def every_row(row: Mapping[str, Any]) -> bool:
+    return True
+
+
+def record_beside(output: str | os.PathLike[str]) -> Path:
+    """``OUT.run.json``: where the record of a run writing ``output`` lives."""
+    out = Path(output)
+    return out.with_name(out.name + ".run.json")
+
+
+class RunOutput:
+    """A resumable JSONL output (the module's docstring says how it behaves).
 
     Args:
-        path: the output (None, ``"-"`` or a device: standard output or in place, not
-            resumable).
-        input_path: the input file, recorded by its sha256.
-        options: what else decides the rows (flags, model manifests), recorded and compared.
-        resume: keep the rows of a stopped run of the same input and options.
+        path: the output file (None or ``"-"``: standard output).
+        record: what decides the rows, compared on ``resume`` and written before any row
+            (None: no record).
+        resume: keep the rows of a stopped run with the same record.
+        record_at: where the record goes (default ``OUT.run.json``).
+        keep: which complete rows a resume keeps (default: all); a row whose ``id`` was
+            kept already is dropped.
+        check: called on resume with every complete row of the output, before anything is
+            dropped from it (raise to refuse the resume; the file is then left as it was).
 
-    Call :meth:`start` with the input's ids, in order, before writing: it returns how many
-    rows are already done (skip that many inputs).
+    Attributes:
+        kept: the rows a resume kept, in file order (empty without ``resume``).
+        written: rows written by this run.
+        streamed: on standard output, the lines written (the caller may need the rows).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None, input_path: str | os.PathLike[str],
-                 options: Mapping[str, Any], resume: bool = False) -> None:
-        super().__init__(path)
-        self.input_path, self.options, self.resume = input_path, dict(options), resume
-        self._done: list[str] = []
-        self._started = False
-        self._written = 0
+    def __init__(self, path: str | os.PathLike[str] | None, record: Mapping[str, Any] | None,
+                 *, resume: bool = False, record_at: Path | None = None,
+                 keep: Keep = every_row,
+                 check: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+        stream = path in (None, "-") or str(path) in _STDOUT
+        self.path = None if stream else Path(path)  # type: ignore[arg-type]
+        self.record, self.resume, self.keep, self.check = record, resume, keep, check
+        self.streamed: list[str] = []
+        self.record_at = record_at if record_at is not None or self.path is None \
+            else record_beside(self.path)
+        self.kept: list[dict[str, Any]] = []
+        self.written = 0
+        self._fh: IO[str] | None = None
+        self._sync = False
 
     @property
-    def record(self) -> Path:
-        """``.NAME.partial.json``: the input's sha256 and the options of the stopped run."""
-        assert self._tmp is not None
-        return self._tmp.with_name(self._tmp.name + ".json")
+    def kept_ids(self) -> set[str]:
+        return {str(r["id"]) for r in self.kept}
 
-    def __enter__(self) -> "ResumableWriter":
-        target = _renamable(self.path) if self.path is not None else None
-        if target is None:  # standard output, a device or a pipe: written as it comes
+    def __enter__(self) -> "RunOutput":
+        target = None if self.path is None else _renamable(self.path)
+        if self.path is None or target is None:  # stdout, a device, a pipe
             if self.resume:
                 raise InputError("--resume needs a regular output file (-o OUT.jsonl)",
                                  path=None if self.path is None else str(self.path))
-            super().__enter__()
+            self._fh = sys.stdout if self.path is None else self.path.open("a", encoding="utf-8")
             return self
-        from offline_eval.modelstore import sha256_file
-        from offline_eval.provenance import write_record
-
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self._target, self._tmp = target, partial_path(target)
-        now = {"input_sha256": sha256_file(Path(self.input_path)), "options": self.options}
-        if self.resume and self._tmp.is_file():
-            self._done = self._keep_complete_rows(now)
-            self._fh = self._tmp.open("a", encoding="utf-8")
-        else:
-            if self.resume:
-                print(f"offline-eval: note: no stopped run to resume ({self._tmp} is missing); "
+        self.path = target  # a symlink's file: a resume's rewrite replaces it, not the link
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.resume:
+            self._compare_record()
+            if not self.path.is_file():
+                print(f"offline-eval: note: no stopped run to resume ({self.path} is missing); "
                       "starting from the first row", file=sys.stderr)
-            write_record(self.record, now)
-            self._fh = self._tmp.open("w", encoding="utf-8")
+            if self.check is not None:
+                self.check(keep_rows(self.path, every_row, rewrite=False))
+            self.kept = keep_rows(self.path, self.keep)
+        if self.record is not None and self.record_at is not None:
+            write_record(self.record_at, self.record)
+        self._fh = self.path.open("a" if self.resume else "w", encoding="utf-8")
+        self._sync = True
+        fsync_dir(self.path.parent)  # the output's own entry, before any row relies on it
         return self
 
-    def _keep_complete_rows(self, now: Mapping[str, Any]) -> list[str]:
-        assert self._tmp is not None
-        try:
-            then = json.loads(self.record.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-            then = None
+    def _compare_record(self) -> None:
         from offline_eval.provenance import differences
 
-        if not isinstance(then, dict):
-            what = "its run record is missing or unreadable"
-        elif then.get("input_sha256") != now["input_sha256"]:
-            what = "the input file changed"
-        else:
-            diffs = differences(then.get("options", {}), json.loads(json.dumps(now["options"])))
-            what = "the options or models differ: " + "; ".join(diffs) if diffs else ""
-        if what:
-            raise InputError(f"--resume: cannot continue the stopped run in {self._tmp}: {what}; "
-                             "run without --resume to start again", path=str(self.path))
-        data = self._tmp.read_bytes()
-        keep = data[: data.rfind(b"\n") + 1]  # a torn last line (a kill mid-write) is dropped
-        if len(keep) != len(data):
-            with self._tmp.open("r+b") as fh:
-                fh.truncate(len(keep))
-        ids = []
-        for n, line in enumerate(keep.decode("utf-8", errors="replace").splitlines(), start=1):
-            try:
-                ids.append(str(json.loads(line)["id"]))
-            except (ValueError, KeyError, TypeError):
-                raise InputError("not a row this command wrote; run without --resume to start "
-                                 "again", path=str(self._tmp), line=n) from None
-        return ids
-
-    def start(self, ids: Sequence[Any]) -> int:
-        """How many leading inputs are done; checks they are the rows already written."""
-        ids = [str(i) for i in ids]
-        n = len(self._done)
-        if ids[:n] != self._done:
-            raise InputError("--resume: the rows already written are not the first rows of the "
-                             "input; run without --resume to start again", path=str(self.path))
-        self._started = True
-        if n:
-            print(f"offline-eval: resuming after {n} finished row(s)", file=sys.stderr)
-        return n
-
-    def write(self, row: Mapping[str, Any]) -> None:
-        if not self._started:
-            raise RuntimeError("call start() before writing")
-        super().write(row)
-        self._written += 1
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if self._tmp is None:  # standard output or in place
-            super().__exit__(exc_type, *exc)
+        assert self.path is not None
+        at = self.record_at
+        if self.record is None or at is None:
             return
-        record = self.record
-        if exc_type is None:  # the partial file replaces the output
-            super().__exit__(exc_type, *exc)
-            record.unlink(missing_ok=True)
+        if not at.is_file():
+            if self.path.is_file() and self.path.stat().st_size:
+                warnings.warn(f"{at} is missing, so --resume cannot check that the rows already "
+                              f"in {self.path} were written with these flags and models",
+                              UserWarning, stacklevel=4)
             return
-        if self._fh is not None:  # stopped: the partial file and its record stay
+        try:
+            then = json.loads(at.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"unreadable run record ({exc}); pass --overwrite to start again",
+                             path=str(at)) from None
+        diffs = ["the input file changed" if d.startswith("input_sha256:") else d
+                 for d in differences(then, json.loads(json.dumps(self.record)))]
+        if diffs:
+            more = f"; and {len(diffs) - 6} more" if len(diffs) > 6 else ""
+            raise InputError("--resume: the output was written with another configuration: "
+                             + "; ".join(diffs[:6]) + more + ". Resume with the same input, "
+                             "flags, models and versions, or pass --overwrite to start again",
+                             path=str(at))
+
+    def write(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """One batch of rows: one write, flushed, and fsynced on a regular file."""
+        self.write_lines([dumps(row) for row in rows])
+
+    def write_lines(self, lines: Sequence[str]) -> None:
+        """One batch of rows already serialised (one JSON object a line, no newline)."""
+        if self._fh is None:
+            raise RuntimeError("use RunOutput as a context manager")
+        if not lines:
+            return
+        self._fh.write("".join(line + "\n" for line in lines))
+        self._fh.flush()
+        if self._sync:
+            os.fsync(self._fh.fileno())  # the batch survives a crash of the machine too
+        elif self.path is None:
+            self.streamed.extend(lines)
+        self.written += len(lines)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None and self._fh is not sys.stdout:
             self._fh.close()
-        kept = len(self._done) + self._written
-        if self._started and kept:
-            print(f"offline-eval: the {kept} row(s) finished so far are kept in {self._tmp}; "
-                  "run the same command with --resume to continue", file=sys.stderr)
-        self._fh, self._tmp = None, None
+        self._fh = None
+
+
+def keep_rows(path: Path, keep: Keep = every_row, rewrite: bool = True) -> list[dict[str, Any]]:
+    """The complete rows of ``path`` that ``keep`` accepts, each id once, in file order; the
+    file is rewritten without the rest (atomically, fsynced with its folder) when there is
+    any, and a torn last line (a kill mid-write) is dropped (``rewrite=False``: only read).
+
+    Raises:
+        InputError: a line before the last that is not a row (a JSON object with an
+            ``id``), naming file and line: not a file this command wrote.
+    """
+    if not path.is_file():
+        return []
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the last newline: empty, or a torn line
+    rows: list[dict[str, Any]] = []
+    kept: list[bytes] = []
+    seen: set[str] = set()
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except ValueError:
+            row = None
+        if not isinstance(row, dict) or "id" not in row:
+            raise InputError("not a row this command wrote; pass --overwrite to start again",
+                             path=str(path), line=n)
+        if keep(row) and str(row["id"]) not in seen:
+            seen.add(str(row["id"]))
+            rows.append(row)
+            kept.append(raw)
+    if not rewrite or (len(kept) == len(lines) and not tail):
+        return rows  # nothing to drop
+    if len(kept) == len(lines):  # only a torn tail: cut it off
+        with path.open("r+b") as fh:
+            fh.truncate(len(data) - len(tail))
+            fh.flush()
+            os.fsync(fh.fileno())
+        return rows
+    tmp = path.with_name(f".{path.name}.resume")
+    with tmp.open("wb") as fh:
+        fh.write(b"".join(raw + b"\n" for raw in kept))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)  # the rename survives a crash of the machine too
+    return rows
+
+
+def write_record(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` (JSON, keys sorted) to ``path`` whole or not at all, fsynced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a file's creation or rename in ``folder`` durable (where the OS allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # Windows cannot open a folder; its renames are journalled by NTFS
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def refuse_filled_output(out: str | os.PathLike[str] | None, resume: bool,

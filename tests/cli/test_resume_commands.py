@@ -1,6 +1,8 @@
 """``--resume`` for the commands that write one row per input row: a run stopped after some
-rows (Ctrl-C, an error or a kill) keeps them, and ``--resume`` computes only the rest and
-writes the same file as an uninterrupted run. Texts are written for these tests."""
+rows (Ctrl-C, an error or a kill) keeps them in the output, and ``--resume`` computes only
+the rest and writes the same file as an uninterrupted run. They write through the one
+resumable output ``score`` uses (:class:`~offline_eval.io.resume.RunOutput`). Texts are
+written for these tests."""
 from __future__ import annotations
 
 import json
@@ -9,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from offline_eval.cli import main
-from offline_eval.io.resume import ResumableWriter
+from offline_eval.io.resume import RunOutput
 
 ROWS = {
     "verify": [
@@ -45,7 +47,7 @@ ROWS = {
                                "I don't know.", "The Marta started in 2011.", "In 1999."])],
 }
 EXTRA = {"comprehensiveness": ["--method", "direct"]}
-REAL_WRITE = ResumableWriter.write
+REAL_WRITE = RunOutput.write
 
 
 def _run(command: str, inp: Path, out: Path, *extra: str) -> int:
@@ -56,16 +58,18 @@ def _run(command: str, inp: Path, out: Path, *extra: str) -> int:
 def stop_after(monkeypatch):
     """Make the next run stop (KeyboardInterrupt) after writing ``n`` rows."""
     def arm(n: int) -> None:
-        real = ResumableWriter.write
+        real = RunOutput.write
         count = {"n": 0}
 
-        def write(self, row):
-            if count["n"] == n:
+        def write(self, rows):
+            rows = list(rows)
+            take = rows[:max(0, n - count["n"])]
+            real(self, take)
+            count["n"] += len(take)
+            if len(take) < len(rows):
                 raise KeyboardInterrupt
-            count["n"] += 1
-            real(self, row)
 
-        monkeypatch.setattr(ResumableWriter, "write", write)
+        monkeypatch.setattr(RunOutput, "write", write)
     yield arm
     monkeypatch.undo()
 
@@ -79,16 +83,19 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_file(command, tmp_path, stop
     out = tmp_path / "out.jsonl"
     stop_after(2)
     assert _run(command, inp, out) == 130
-    partial = tmp_path / ".out.jsonl.partial"
-    assert not out.exists() and len(partial.read_text().splitlines()) == 2
+    assert len(out.read_text().splitlines()) == 2
     assert "the 2 row(s) finished so far are kept" in capsys.readouterr().err
-    with partial.open("a") as fh:
+    assert _run(command, inp, out) == 2  # its rows are not replaced by accident
+    assert "pass --resume to continue that run" in capsys.readouterr().err
+    with out.open("a") as fh:
         fh.write('{"id": "torn')  # a kill in the middle of a write
     monkeypatch.undo()
     assert _run(command, inp, out, "--resume") == 0
     assert "resuming after 2 finished row(s)" in capsys.readouterr().err
     assert out.read_bytes() == full.read_bytes()
-    assert not partial.exists() and not (tmp_path / ".out.jsonl.partial.json").exists()
+    record = json.loads((tmp_path / "out.jsonl.run.json").read_text())
+    assert record["command"] == command and record == json.loads(
+        (tmp_path / "full.jsonl.run.json").read_text())
 
 
 def test_resume_computes_only_the_rest(tmp_path, stop_after, monkeypatch):
@@ -107,7 +114,7 @@ def test_resume_computes_only_the_rest(tmp_path, stop_after, monkeypatch):
         return real(verifier, rows)
 
     monkeypatch.setattr(verify_cli, "verify_chunk", counted)
-    monkeypatch.setattr(ResumableWriter, "write", REAL_WRITE)  # no more stops
+    monkeypatch.setattr(RunOutput, "write", REAL_WRITE)  # no more stops
     assert _run("verify", inp, out, "--resume") == 0
     assert seen == ["p2", "c2", "p3"]
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["p1", "c1", "p2", "c2", "p3"]
@@ -120,7 +127,7 @@ def test_resume_refuses_another_input_or_options(tmp_path, stop_after, monkeypat
     stop_after(2)
     assert _run("decompose", inp, out) == 130
     monkeypatch.undo()
-    partial = (tmp_path / ".out.jsonl.partial").read_bytes()
+    partial = out.read_bytes()
     capsys.readouterr()
     assert _run("decompose", inp, out, "--resume", "--granularity", "atomic") == 2
     err = capsys.readouterr().err
@@ -128,8 +135,8 @@ def test_resume_refuses_another_input_or_options(tmp_path, stop_after, monkeypat
     inp.write_text(inp.read_text() + json.dumps({"id": "d9", "response": "A new row."}) + "\n")
     assert _run("decompose", inp, out, "--resume") == 2
     assert "the input file changed" in capsys.readouterr().err
-    assert (tmp_path / ".out.jsonl.partial").read_bytes() == partial  # nothing lost
-    assert _run("decompose", inp, out) == 0  # without --resume: started again
+    assert out.read_bytes() == partial  # nothing lost
+    assert _run("decompose", inp, out, "--overwrite") == 0  # started again
     assert len(out.read_text().splitlines()) == 6
 
 
@@ -156,21 +163,20 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     ref, out = tmp_path / "ref.jsonl", tmp_path / "out.jsonl"
     assert _run("decompose", inp, ref, "--batch-size", "4") == 0
     kept = kill_cli_after(["decompose", str(inp), "-o", str(out), "--batch-size", "4"],
-                          tmp_path / ".out.jsonl.partial", 8, timeout=120)
-    assert not out.exists() and 8 <= kept < len(rows), f"the kill must land mid-run ({kept} rows)"
+                          out, 8, timeout=120)
+    assert 8 <= kept < len(rows), f"the kill must land mid-run ({kept} rows)"
     assert _run("decompose", inp, out, "--batch-size", "4", "--resume") == 0
     assert out.read_bytes() == ref.read_bytes()
 
 
-def test_a_damaged_partial_file_is_a_clear_error(tmp_path, stop_after, monkeypatch, capsys):
+def test_a_damaged_output_is_a_clear_error(tmp_path, stop_after, monkeypatch, capsys):
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["decompose"]))
     out = tmp_path / "out.jsonl"
     stop_after(2)
     assert _run("decompose", inp, out) == 130
     monkeypatch.undo()
-    partial = tmp_path / ".out.jsonl.partial"
-    partial.write_text(partial.read_text().splitlines()[0] + "\nnot json\n")
+    out.write_text(out.read_text().splitlines()[0] + "\nnot json\n")
     capsys.readouterr()
     assert _run("decompose", inp, out, "--resume") == 2
-    assert ".out.jsonl.partial:2: not a row this command wrote" in capsys.readouterr().err
+    assert "out.jsonl:2: not a row this command wrote" in capsys.readouterr().err

@@ -184,12 +184,16 @@ def test_each_batch_is_fsynced_once_and_a_resume_rewrite_too(tmp_path, monkeypat
     import offline_eval.engines.local as local
     synced: list[int] = []
     real = os.fsync
-    monkeypatch.setattr(local.os, "fsync", lambda fd: (synced.append(fd), real(fd)))
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd)))
     out = tmp_path / "o.jsonl"
     run_local(weighted_items(), Pipeline([ToyClaims(0.0), MetricsStage(), Audit()]), out,
               score_row, batch_size=3, batch_chars=60, progress=False)
     assert len(synced) == 1 + 4            # the folder, then each of the 4 batches
     synced.clear()
+    assert len(complete_ids(out)) == 7
+    assert synced == []                    # nothing to drop: the file is left as it is
+    with out.open("a") as fh:
+        fh.write('{"id":"z","status":"error"}\n{"id": "to')  # an error row, a torn line
     assert len(complete_ids(out)) == 7
     assert len(synced) == 2                # the rewritten file, then its folder
 

@@ -148,7 +148,7 @@ def test_resume_refuses_another_configuration(scored, home, tmp_path, capsys):
     before = part.read_bytes()
     assert main([*base, "-k", "3", "--gamma", "5"]) == 2
     err = capsys.readouterr().err
-    assert "scored with another configuration" in err
+    assert "written with another configuration" in err
     assert "k: 5 then, 3 now" in err and "gamma: 10 then, 5 now" in err
     assert part.read_bytes() == before  # nothing scored, nothing lost
     assert main([*base, "--batch-size", "7"]) == 0  # batch size does not change a row
