@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from offline_eval.audit.quantities import NUMBER_WORD
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 MASK = "___"
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
@@ -41,7 +44,7 @@ class AnswerSpan:
     question: str
 
 
-def select_answers(fact: str, nlp: Any = None) -> list[AnswerSpan]:
+def select_answers(fact: str, nlp: Language | None = None) -> list[AnswerSpan]:
     """Candidate answers of ``fact``, left to right, without overlaps.
 
     >>> [(a.text, a.kind) for a in select_answers("In 1874, Ilse Moor became keeper of the Lighthouse.")]

@@ -13,11 +13,15 @@ through :class:`offline_eval.runners.seq2seq.Seq2SeqRunner` (any runner whose
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from offline_eval.decomposition.base import Request, SentenceClaims
 from offline_eval.decomposition.guards import guard, parse_output
 from offline_eval.errors import ModelError
+
+if TYPE_CHECKING:
+    from offline_eval.decomposition.base import Decomposer
+    from offline_eval.runners.base import Runner
 
 CONTEXT_CHARS = 300
 QUERY_CHARS = 200
@@ -66,13 +70,13 @@ class GenerativeDecomposer:
 
     name = "generative"
 
-    def __init__(self, runner: Any, fallback: Any, max_claims: int = 8,
+    def __init__(self, runner: Runner, fallback: Decomposer, max_claims: int = 8,
                  context_units: int = 2) -> None:
         self.runner, self.fallback = runner, fallback
         self.max_claims, self.context_units = max_claims, context_units
 
     @classmethod
-    def from_dir(cls, model_dir: str | Path | None, fallback: Any, device: str = "cpu",
+    def from_dir(cls, model_dir: str | Path | None, fallback: Decomposer, device: str = "cpu",
                  batch_size: int = 16) -> "GenerativeDecomposer":
         """Load the shipped adapter (``model_dir=None``), a LoRA adapter folder for the
         same base, or a user's seq2seq checkpoint (``AutoModelForSeq2SeqLM``, safetensors)."""

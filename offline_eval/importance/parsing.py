@@ -26,16 +26,19 @@ import sys
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from offline_eval.errors import ModelError
 from offline_eval.importance.signals import ClaimView
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 #: Texts per chunk, and per spaCy batch.
 CHUNK = 128
 
 
-def parse_views(nlp: Any, texts: Sequence[str]) -> list[ClaimView]:
+def parse_views(nlp: Language, texts: Sequence[str]) -> list[ClaimView]:
     """Views of ``texts`` parsed here, in batches of :data:`CHUNK`."""
     return [ClaimView.from_doc(doc) for doc in nlp.pipe(texts, batch_size=CHUNK)]
 
@@ -153,7 +156,7 @@ class ParsePool:
         """CPU time the workers have used so far."""
         return sum(w.cpu_seconds() for w in self.workers)
 
-    def views(self, nlp: Any, texts: Sequence[str]) -> list[ClaimView]:
+    def views(self, nlp: Language, texts: Sequence[str]) -> list[ClaimView]:
         """Views of ``texts``, in order; this thread parses with ``nlp`` (the same
         pipeline the workers load) while the ready workers parse other chunks."""
         chunks = [texts[i:i + CHUNK] for i in range(0, len(texts), CHUNK)]

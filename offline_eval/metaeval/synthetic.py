@@ -26,12 +26,17 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from offline_eval.importance.query import TYPE_ENTITIES, expected_answer_type
 from offline_eval.metaeval.swaps import (NAME_LABELS, NUMERIC_LABELS, number_swap,
                                          pick_same_type, shift_number)
 from offline_eval.types import Item, ResponseResult
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+    from offline_eval.importance.ranker import ImportanceRanker
 
 __all__ = ["Edit", "VariantSet", "VariantGenerator", "drop_span"]
 
@@ -123,7 +128,8 @@ class VariantGenerator:
         decomposer: the decomposer name (``syntactic``).
     """
 
-    def __init__(self, seed: int = 0, ranker: Any = None, nlp: Any = None,
+    def __init__(self, seed: int = 0, ranker: ImportanceRanker | None = None,
+                 nlp: Language | None = None,
                  decomposer: str = "syntactic") -> None:
         self.seed, self._ranker, self._nlp, self.decomposer = seed, ranker, nlp, decomposer
 

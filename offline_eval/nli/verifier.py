@@ -311,7 +311,7 @@ def load_nli(model: str | Any = None, backend: str | None = None, device: str | 
     return Verifier(runner, load_config(path, purpose, runner_precision(runner)))
 
 
-def runner_precision(runner: Any) -> str:
+def runner_precision(runner: Runner) -> str:
     """The precision a runner computes at: an ONNX runner says (``int8`` or ``fp32``);
     torch runs fp32."""
     return getattr(runner, "precision", None) or "fp32"

@@ -13,14 +13,16 @@ ranker, the NLI verifier), never a stage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from offline_eval.types import Nugget, NuggetSupport, Reference
 
 if TYPE_CHECKING:
+    from offline_eval.importance.ranker import ImportanceRanker
     from offline_eval.nli.verifier import Verifier
+    from offline_eval.runners.base import Runner
 
 #: A nugget that the verifier does not call supported is partially supported when
 #: its P(supported) reaches this.
@@ -78,7 +80,9 @@ class NuggetBuilder:
         config: see :class:`NuggetConfig`.
     """
 
-    def __init__(self, ranker: Any, decompose: Any, embedder: Any,
+    def __init__(self, ranker: ImportanceRanker,
+                 decompose: Callable[[Sequence[tuple[str, str]]], list[list[str]]],
+                 embedder: Runner,
                  config: NuggetConfig = NuggetConfig()) -> None:
         self.ranker, self.decompose, self.embedder = ranker, decompose, embedder
         self.config = config

@@ -2,7 +2,12 @@
 response into claims (library functions, not the pipeline stages)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+    from offline_eval.decomposition.base import Decomposer
 
 
 class ReferenceFacts:
@@ -14,9 +19,10 @@ class ReferenceFacts:
         **options: passed to ``get_decomposer`` when ``decomposer`` is a name.
     """
 
-    def __init__(self, decomposer: Any = "syntactic", nlp: Any = None, **options: Any) -> None:
+    def __init__(self, decomposer: str | Decomposer = "syntactic", nlp: Language | None = None,
+                 **options: Any) -> None:
         self._spec, self._nlp, self._options = decomposer, nlp, options
-        self._decomposer: Any = None if isinstance(decomposer, str) else decomposer
+        self._decomposer: Decomposer | None = None if isinstance(decomposer, str) else decomposer
 
     def __call__(self, jobs: Sequence[tuple[str, str]]) -> list[list[str]]:
         from offline_eval.decomposition.base import Request, get_decomposer
