@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from offline_eval.text import QUERY_STOPWORDS as STOPWORDS
-from offline_eval.text import query_words as content_words
+from offline_eval.text import QUERY_STOPWORDS, query_words
 
 MIN_OVERLAP = 0.2
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty
@@ -47,7 +46,7 @@ def carries_type(text: str, kind: str) -> bool:
         return bool(re.search(r"\b(1[0-9]{3}|20[0-9]{2})\b|\bcentury\b", text))
     words = text.split()
     return any(w[:1].isupper() for w in words[1:]) or (bool(words) and words[0][:1].isupper()
-                                                       and words[0].lower() not in STOPWORDS)
+                                                       and words[0].lower() not in QUERY_STOPWORDS)
 
 
 def relevance(query: str, response: str, claims: Sequence[str]) -> tuple[str, str | None]:
@@ -58,9 +57,9 @@ def relevance(query: str, response: str, claims: Sequence[str]) -> tuple[str, st
     >>> relevance("How tall is Mount Everest?", "Bananas are yellow.", ["Bananas are yellow."])[0]
     'not_relevant'
     """
-    q = content_words(query)
+    q = query_words(query)
     if q:
-        share = len(q & content_words(response)) / len(q)
+        share = len(q & query_words(response)) / len(q)
         if share < MIN_OVERLAP:
             return "not_relevant", f"only {share:.0%} of the query's content words occur in the response"
     kind = expected_type(query)

@@ -35,7 +35,8 @@ from typing import Sequence
 from offline_eval.audit.quantities import check_numbers as _check_numbers
 from offline_eval.audit.quantities import far_quantity as _far_quantity
 from offline_eval.audit.quantities import number_severity as _number_severity
-from offline_eval.audit.relevance import content_words, relevance
+from offline_eval.audit.relevance import relevance
+from offline_eval.text import query_words
 from offline_eval.audit.timeliness import claim_timeliness
 from offline_eval.types import Claim, ClaimAudit, Compared, ResponseAudit
 
@@ -54,8 +55,8 @@ def core_ids(claims: Sequence[Claim], order: Sequence[str] = ()) -> set[str]:
 
 
 def _coverage(claim: str, passage: str) -> float:
-    cw = content_words(claim)
-    return len(cw & content_words(passage)) / len(cw) if cw else 0.0
+    cw = query_words(claim)
+    return len(cw & query_words(passage)) / len(cw) if cw else 0.0
 
 
 _DIRECTION = re.compile(r"\b(north|south|east|west|northeast|northwest|southeast|southwest|"

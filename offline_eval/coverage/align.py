@@ -5,7 +5,7 @@ import re
 from typing import Sequence
 
 from offline_eval.audit.quantities import extract_quantities, quantities_match
-from offline_eval.audit.relevance import content_words
+from offline_eval.text import query_words
 from offline_eval.coverage.answers import _MONTHS, MASK, AnswerSpan, select_answers
 
 MIN_CONTEXT_OVERLAP = 0.3
@@ -72,7 +72,7 @@ def same_answer(gold: AnswerSpan, predicted: str) -> bool:
         gq, pq = extract_quantities(gold.text), extract_quantities(predicted)
         if gq and pq:
             return any(quantities_match(p, g) for p in pq for g in gq)
-    g_words, p_words = content_words(gold.text), content_words(predicted)
+    g_words, p_words = query_words(gold.text), query_words(predicted)
     return bool(g_words and p_words) and (g_words <= p_words or p_words <= g_words)
 
 
@@ -95,11 +95,11 @@ def _in_context(span: AnswerSpan, response_sentences: Sequence[str],
                 context: str) -> list[int]:
     """Indices of the sentences that share at least :data:`MIN_CONTEXT_OVERLAP` of the
     question's context words, best first."""
-    ctx = content_words(span.question.replace(MASK, " ")) - content_words(span.text)
+    ctx = query_words(span.question.replace(MASK, " ")) - query_words(span.text)
     if not ctx:
         return []
-    extra = content_words(context)
-    scored = sorted(((len(ctx & (content_words(s) | extra)) / len(ctx), i) for i, s in
+    extra = query_words(context)
+    scored = sorted(((len(ctx & (query_words(s) | extra)) / len(ctx), i) for i, s in
                      enumerate(response_sentences)), key=lambda t: (-t[0], t[1]))
     return [i for overlap, i in scored if overlap >= MIN_CONTEXT_OVERLAP]
 

@@ -38,7 +38,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from offline_eval.audit.relevance import carries_type, content_words, expected_type
+from offline_eval.audit.relevance import carries_type, expected_type
+from offline_eval.text import query_words
 from offline_eval.coverage.align import COMPATIBLE, neighbours, same_answer, sentences
 from offline_eval.coverage.answers import AnswerSpan, select_answers
 from offline_eval.importance.query import clean_query, expected_answer_type
@@ -83,8 +84,8 @@ def answer_spans(query: str, fact: str) -> list[AnswerSpan]:
 
 
 def _importance(query: str, fact: str) -> str | None:
-    q = content_words(query)
-    shared = q & content_words(fact)
+    q = query_words(query)
+    shared = q & query_words(fact)
     if q and not shared:
         return None
     kind = expected_type(query)
@@ -100,13 +101,13 @@ def _same_spans(query: str, a: str, b: str) -> bool:
 
 
 def _merge(query: str, facts: list[SourceFact], new: SourceFact) -> None:
-    toks = content_words(new.fact.text)
+    toks = query_words(new.fact.text)
     for i, old in enumerate(facts):
         if new.answer is not None and old.answer is not None:
             dup = same_answer(old.answer, new.answer.text) and \
                 same_answer(new.answer, old.answer.text)
         else:
-            o = content_words(old.fact.text)
+            o = query_words(old.fact.text)
             dup = bool(toks) and len(toks & o) / len(toks | o) >= DEDUP_JACCARD and \
                 _same_spans(query, old.fact.text, new.fact.text)
         if dup:
@@ -117,13 +118,13 @@ def _merge(query: str, facts: list[SourceFact], new: SourceFact) -> None:
 
 
 def terms(text: str) -> set[str]:
-    """Content words for matching facts to a query: the audit's :func:`content_words` (and
+    """Content words for matching facts to a query: the audit's :func:`query_words` (and
     its stemmer) with possessives dropped first, so "Varde's" meets "Varde".
 
     >>> terms("Varde's fathers") == terms("Varde father") == {"varde", "father"}
     True
     """
-    return content_words(_POSSESSIVE.sub("", text))
+    return query_words(_POSSESSIVE.sub("", text))
 
 
 def polar_candidate(query: str) -> AnswerSpan | None:

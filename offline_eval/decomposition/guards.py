@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from offline_eval.text import anchor_words as content_words
+from offline_eval.text import anchor_words
 
 SEPARATOR = " | "
 _SPLIT = re.compile(r"\s*(?:\s\|\s|\n|<sep>|</s>)\s*")
@@ -34,7 +34,7 @@ def _stem(word: str) -> str:
 def anchored(claim: str, anchors: str) -> bool:
     """Every content word of ``claim`` occurs (up to a 5-letter stem) in ``anchors``."""
     vocab = {_stem(w) for w in _WORD.findall(anchors)}
-    return all(_stem(w) in vocab for w in content_words(claim))
+    return all(_stem(w) in vocab for w in anchor_words(claim))
 
 
 def _repeats(claim: str, n: int = 3) -> bool:
@@ -54,7 +54,7 @@ def guard(claims: Sequence[str], anchors: str, max_claims: int = 8) -> tuple[lis
             rejected += 1
             continue
         seen.add(key)
-        if len(content_words(claim)) == 0 or _repeats(claim) or not anchored(claim, anchors):
+        if len(anchor_words(claim)) == 0 or _repeats(claim) or not anchored(claim, anchors):
             rejected += 1
             continue
         kept.append(claim if claim[-1] in ".!?" else claim + ".")

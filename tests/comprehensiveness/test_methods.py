@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from offline_eval.audit.relevance import content_words
+from offline_eval.text import query_words
 from offline_eval.coverage.api import evaluate
 from offline_eval.coverage.methods import comprehensiveness, extract_facts
 from offline_eval.errors import InputError
@@ -15,8 +15,8 @@ from offline_eval.errors import InputError
 def lexical(pairs):
     out = []
     for premise, hyp in pairs:
-        h = content_words(hyp)
-        out.append(1.0 if h and len(h & content_words(premise)) / len(h) >= 0.8 else 0.0)
+        h = query_words(hyp)
+        out.append(1.0 if h and len(h & query_words(premise)) / len(h) >= 0.8 else 0.0)
     return out
 
 

@@ -125,10 +125,10 @@ def test_cli_passes_the_fact_set(tmp_path, monkeypatch):
 
 
 def test_terms_are_the_audit_content_words_without_possessives():
-    from offline_eval.audit.relevance import content_words
+    from offline_eval.text import query_words
     from offline_eval.coverage.facts import terms
 
-    assert terms("Ada Byron's fathers published") == content_words("Ada Byron fathers published")
+    assert terms("Ada Byron's fathers published") == query_words("Ada Byron fathers published")
     assert terms("Varde’s lamp") == terms("Varde lamp") == {"varde", "lamp"}
 
 

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from offline_eval.decomposition.generative import prompt
-from offline_eval.decomposition.guards import anchored, content_words
+from offline_eval.decomposition.guards import anchored
+from offline_eval.text import anchor_words
 
 SEED = 7
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
@@ -68,8 +69,8 @@ def pair(question: str, sentence: str, context: str, claims: Iterable[str], kind
 
 def coverage(sentence: str, claims: list[str]) -> float:
     """Share of the sentence's content words that some claim repeats."""
-    words = set(content_words(sentence))
-    have = {w[:5] for c in claims for w in content_words(c)}
+    words = set(anchor_words(sentence))
+    have = {w[:5] for c in claims for w in anchor_words(c)}
     return sum(w[:5] in have for w in words) / max(len(words), 1)
 
 
@@ -93,8 +94,8 @@ def factool(data: Path) -> list[dict]:
         sents = [s for s in _SENT.split(r["response"].strip()) if s.strip()]
         owned: dict[int, list[str]] = {}
         for claim in r["claims"]:
-            cw = {w[:5] for w in content_words(claim)}
-            scores = [len(cw & {w[:5] for w in content_words(s)}) for s in sents]
+            cw = {w[:5] for w in anchor_words(claim)}
+            scores = [len(cw & {w[:5] for w in anchor_words(s)}) for s in sents]
             if scores and max(scores) > 0:
                 owned.setdefault(scores.index(max(scores)), []).append(claim)
         for i, s in enumerate(sents):
