@@ -23,7 +23,8 @@ from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import count
-from typing import Any, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -46,56 +47,211 @@ class BM25Params:
     idf: str = "okapi"
 
 
-class BM25Builder:
-    """Accumulates tokenised documents one at a time; :meth:`finish` makes the index."""
+#: ``BM25Builder(spill=...)``: tokens held in memory before they are written out as a shard
+#: (about 4 bytes a token, and a few times that while the shard is turned term-major)
+SHARD_TOKENS = 40_000_000
+#: postings merged at once when the shards become the index's arrays
+MERGE_POSTINGS = 16_000_000
 
-    def __init__(self) -> None:
+
+class BM25Builder:
+    """Accumulates tokenised documents one at a time; :meth:`finish` makes the index in
+    memory, :meth:`write` writes its arrays to a folder.
+
+    ``spill``: a folder for shards. Every ``shard_tokens`` tokens, the documents so far are
+    turned term-major and written there, so memory holds one shard, not the corpus;
+    :meth:`write` then merges the shards into the index's arrays a block of terms at a
+    time. The arrays are the same bytes either way (one vocabulary numbered by first
+    occurrence, postings in document order, the same float64 arithmetic), and so are the
+    scores.
+    """
+
+    def __init__(self, spill: Path | None = None, shard_tokens: int | None = None) -> None:
         # A missing term gets the next number, inside the C-level lookup.
         self.vocab: defaultdict[str, int] = defaultdict(count().__next__)
         self._ids = array("i")
         self._lens = array("q")
+        self.spill, self.shard_tokens = spill, shard_tokens or SHARD_TOKENS
+        self._shards: list[Path] = []
+        self._shard_docs: list[int] = []
+        self._all_lens = array("q")  # every document's length, shards included
 
     def add(self, tokens: Sequence[str]) -> None:
         """Add one document's tokens (new terms get the next term number)."""
         self._ids.fromlist(list(map(self.vocab.__getitem__, tokens)))
         self._lens.append(len(tokens))
+        if self.spill is not None and len(self._ids) >= self.shard_tokens:
+            self._write_shard()
 
-    def finish(self, params: BM25Params | None = None) -> "BM25Index":
-        """Build the index; InputError when there are no documents or no terms."""
-        import scipy.sparse as sp
+    def _write_shard(self) -> None:
+        assert self.spill is not None
+        self.spill.mkdir(parents=True, exist_ok=True)
+        lens = np.frombuffer(self._lens, dtype=np.int64)
+        indptr, indices, tf = _term_major(np.frombuffer(self._ids, dtype=np.int32), lens,
+                                          len(self.vocab))
+        shard = self.spill / f"shard-{len(self._shards):05d}"
+        shard.mkdir()
+        for name, arr in (("indptr", indptr), ("indices", indices), ("tf", tf)):
+            np.save(shard / f"{name}.npy", arr)
+        self._shards.append(shard)
+        self._shard_docs.append(len(self._lens))
+        self._all_lens.extend(self._lens)
+        self._ids, self._lens = array("i"), array("q")
 
-        p = params or BM25Params()
-        n = len(self._lens)
-        if n == 0:
+    def _check(self) -> None:
+        if len(self._lens) + len(self._all_lens) == 0:
             raise InputError("the corpus is empty: no documents to index")
         if not self.vocab:
             raise InputError("the corpus has no indexable terms (every passage is empty "
                              "after tokenisation)")
+
+    def finish(self, params: BM25Params | None = None) -> "BM25Index":
+        """Build the index in memory; InputError when there are no documents or no terms."""
+        self._check()
+        if self._shards:
+            raise RuntimeError("a builder that wrote shards finishes with write(folder)")
+        p = params or BM25Params()
         doc_len = np.frombuffer(self._lens, dtype=np.int64)
-        ids = np.frombuffer(self._ids, dtype=np.int32)
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(doc_len, out=indptr[1:])
-        csr = sp.csr_matrix((np.ones(len(ids), dtype=np.int32), ids, indptr),
-                            shape=(n, len(self.vocab)))
-        csr.sum_duplicates()
-        csc = csr.tocsc()
-        csc.sort_indices()
-        del csr
+        indptr, indices, tf = _term_major(np.frombuffer(self._ids, dtype=np.int32), doc_len,
+                                          len(self.vocab))
+        n = len(doc_len)
         avgdl = float(doc_len.sum()) / n
-        norm = p.k1 * (1 - p.b + p.b * doc_len / avgdl)
-        tf = csc.data.astype(np.float64)
-        weights = tf * (p.k1 + 1) / (tf + norm[csc.indices])
-        df = np.diff(csc.indptr)
-        if p.idf == "lucene":
-            idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        elif p.idf == "okapi":
-            idf = np.log(n - df + 0.5) - np.log(df + 0.5)
-            average_idf = float(idf.mean())
-            idf[idf < 0] = p.epsilon * average_idf
-        else:
-            raise ValueError(f"unknown idf {p.idf!r}; valid: okapi, lucene")
-        return BM25Index(dict(self.vocab), csc.indptr.astype(np.int64), csc.indices.astype(np.int32),
-                         weights, idf, doc_len.astype(np.int32), p, avgdl)
+        weights = _weights(tf, doc_len[indices], avgdl, p)
+        idf = _idf(np.diff(indptr), n, p)
+        return BM25Index(dict(self.vocab), indptr, indices, weights, idf,
+                         doc_len.astype(np.int32), p, avgdl)
+
+    def write(self, folder: Path, params: BM25Params | None = None) -> "BM25Index":
+        """Write the index's arrays (``{name}.npy`` of :meth:`BM25Index.arrays`) into
+        ``folder`` and return the index on them, memory-mapped. Without shards this is
+        :meth:`finish` then ``np.save``; with shards, the rest becomes one last shard and
+        the shards are merged, ``MERGE_POSTINGS`` postings at a time, then removed."""
+        self._check()
+        p = params or BM25Params()
+        if not self._shards:
+            index = self.finish(p)
+            for name, arr in index.arrays().items():
+                np.save(folder / f"{name}.npy", arr)
+            return index
+        if len(self._lens):
+            self._write_shard()
+        shards = [{k: np.load(d / f"{k}.npy", mmap_mode="r") for k in ("indptr", "indices", "tf")}
+                  for d in self._shards]
+        n_terms = len(self.vocab)
+        doc_len = np.frombuffer(self._all_lens, dtype=np.int64)
+        n = len(doc_len)
+        avgdl = float(doc_len.sum()) / n
+        firsts = np.concatenate([[0], np.cumsum(self._shard_docs)[:-1]])  # first document
+        counts = []
+        for sh in shards:
+            c = np.zeros(n_terms, dtype=np.int64)  # a shard knows the terms seen up to it
+            c[:len(sh["indptr"]) - 1] = np.diff(sh["indptr"])
+            counts.append(c)
+        df = np.sum(counts, axis=0)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        np.save(folder / "indptr.npy", indptr)
+        with _NpyStream(folder / "indices.npy", np.int32, int(indptr[-1])) as out_docs, \
+                _NpyStream(folder / "weights.npy", np.float64, int(indptr[-1])) as out_w:
+            for j0, j1 in _blocks(indptr, MERGE_POSTINGS):
+                terms, docs, tfs = [], [], []
+                for sh, c, first in zip(shards, counts, firsts):
+                    ip = sh["indptr"]
+                    v = len(ip) - 1
+                    if j0 >= v:
+                        continue
+                    a, b = int(ip[j0]), int(ip[min(j1, v)])
+                    terms.append(np.repeat(np.arange(j0, min(j1, v)), c[j0:min(j1, v)]))
+                    docs.append(np.asarray(sh["indices"][a:b], dtype=np.int64) + first)
+                    tfs.append(np.asarray(sh["tf"][a:b]))
+                t = np.concatenate(terms)
+                order = np.argsort(t, kind="stable")  # shards in document order: stays so
+                d = np.concatenate(docs)[order]
+                out_docs.write(d.astype(np.int32))
+                out_w.write(_weights(np.concatenate(tfs)[order], doc_len[d], avgdl, p))
+        np.save(folder / "idf.npy", _idf(df, n, p))
+        np.save(folder / "doc_len.npy", doc_len.astype(np.int32))
+        del shards
+        import shutil
+        for d in self._shards:
+            shutil.rmtree(d, ignore_errors=True)
+        try:
+            self.spill.rmdir()  # type: ignore[union-attr]  (made by the first shard)
+        except OSError:
+            pass  # not empty: it held files of its own
+        arrays = {k: np.load(folder / f"{k}.npy", mmap_mode="r")
+                  for k in ("indptr", "indices", "weights", "idf", "doc_len")}
+        return BM25Index(dict(self.vocab), arrays["indptr"], arrays["indices"], arrays["weights"],
+                         arrays["idf"], arrays["doc_len"], p, avgdl)
+
+
+def _term_major(ids: np.ndarray, doc_len: np.ndarray, n_terms: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Token ids of consecutive documents -> ``(indptr, indices, tf)`` term-major: the
+    documents of term ``j`` (ascending) are ``indices[indptr[j]:indptr[j+1]]``."""
+    import scipy.sparse as sp
+
+    n = len(doc_len)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(doc_len, out=indptr[1:])
+    csr = sp.csr_matrix((np.ones(len(ids), dtype=np.int32), ids, indptr), shape=(n, n_terms))
+    csr.sum_duplicates()
+    csc = csr.tocsc()
+    csc.sort_indices()
+    del csr
+    return csc.indptr.astype(np.int64), csc.indices.astype(np.int32), csc.data
+
+
+def _weights(tf: np.ndarray, dl: np.ndarray, avgdl: float, p: BM25Params) -> np.ndarray:
+    """Each posting's saturation factor, ``tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))``."""
+    norm = p.k1 * (1 - p.b + p.b * dl / avgdl)
+    tf = tf.astype(np.float64)
+    return tf * (p.k1 + 1) / (tf + norm)
+
+
+def _idf(df: np.ndarray, n: int, p: BM25Params) -> np.ndarray:
+    if p.idf == "lucene":
+        return np.log1p((n - df + 0.5) / (df + 0.5))
+    if p.idf == "okapi":
+        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        average_idf = float(idf.mean())
+        idf[idf < 0] = p.epsilon * average_idf
+        return idf
+    raise ValueError(f"unknown idf {p.idf!r}; valid: okapi, lucene")
+
+
+def _blocks(indptr: np.ndarray, postings: int) -> Iterator[tuple[int, int]]:
+    """Consecutive term ranges of about ``postings`` postings each (a term is never split)."""
+    n_terms, j0 = len(indptr) - 1, 0
+    while j0 < n_terms:
+        j1 = int(np.searchsorted(indptr, indptr[j0] + postings, side="right")) - 1
+        j1 = min(max(j1, j0 + 1), n_terms)
+        yield j0, j1
+        j0 = j1
+
+
+class _NpyStream:
+    """A 1-D ``.npy`` file of known length written front to back, as ``np.save`` would."""
+
+    def __init__(self, path: Path, dtype: Any, n: int) -> None:
+        self.path, self.dtype, self.n, self.done = path, np.dtype(dtype), n, 0
+
+    def __enter__(self) -> "_NpyStream":
+        import numpy.lib.format as npf
+
+        self.fh = open(self.path, "wb")
+        npf.write_array_header_1_0(self.fh, {"descr": npf.dtype_to_descr(self.dtype),
+                                             "fortran_order": False, "shape": (self.n,)})
+        return self
+
+    def write(self, arr: np.ndarray) -> None:
+        self.fh.write(np.ascontiguousarray(arr, dtype=self.dtype).tobytes())
+        self.done += len(arr)
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.fh.close()
+        if exc_type is None and self.done != self.n:
+            raise RuntimeError(f"{self.path}: wrote {self.done} of {self.n} values")
 
 
 class BM25Index:

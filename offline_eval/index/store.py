@@ -1,5 +1,7 @@
 """The on-disk corpus format: plain ``.npy`` arrays, a text vocabulary, passages as
-JSONL, and a JSON header with a format version. No pickle.
+JSONL, and a JSON header with a format version. No pickle. A build holds one shard of postings in
+memory at a time (:class:`~offline_eval.index.bm25.BM25Builder` with ``spill``), so its
+memory does not grow with the corpus's postings.
 
 A corpus folder holds::
 
@@ -93,7 +95,9 @@ def write_corpus(dest: str | os.PathLike[str], documents: Iterable[Document], *,
     tmp = dest.parent / f".{dest.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
     try:
-        builder, offsets, n_docs, doc_ids = BM25Builder(), array("q", [0]), 0, set()
+        # memory holds one shard of postings at a time, not the whole corpus's
+        builder = BM25Builder(spill=tmp / "shards")
+        offsets, doc_ids = array("q", [0]), set()
         with open(tmp / "passages.jsonl", "wb") as fh:
             for passage in chunk_documents(_count(documents, doc_ids), chunk):
                 line = (json.dumps(passage.to_json(), ensure_ascii=False) + "\n").encode()
@@ -103,17 +107,17 @@ def write_corpus(dest: str | os.PathLike[str], documents: Iterable[Document], *,
         if len(offsets) == 1:
             raise InputError("the corpus is empty: no document has any text",
                              path=str(getattr(documents, "path", dest)))
-        bm25 = builder.finish(params)
+        bm25 = builder.write(tmp, params)
         np.save(tmp / "passages.offsets.npy", np.frombuffer(offsets, dtype=np.int64))
-        for name, arr in bm25.arrays().items():
-            np.save(tmp / f"{name}.npy", arr)
         (tmp / "vocab.txt").write_text("\n".join(bm25.vocab), encoding="utf-8")
+        bm25_header = bm25.header()
+        del bm25  # its arrays are memory-mapped from tmp, which is renamed below
         skipped = list(getattr(documents, "skipped", []))
         header = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": dest.name,
                   "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
                       timespec="seconds"),
                   "n_documents": len(doc_ids), "n_passages": len(offsets) - 1,
-                  "tokenizer": tok.to_json(), "chunking": vars(chunk), "bm25": bm25.header(),
+                  "tokenizer": tok.to_json(), "chunking": vars(chunk), "bm25": bm25_header,
                   "skipped": {"count": len(skipped), "first": [list(s) for s in skipped[:100]]},
                   **dict(meta or {})}
         (tmp / "header.json").write_text(json.dumps(header, indent=1, ensure_ascii=False),
