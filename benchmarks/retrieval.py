@@ -15,6 +15,10 @@ Writes the ``retrieval`` section of benchmarks/RESULTS.md:
 
 Usage: nice -n 10 .venv/bin/python benchmarks/retrieval.py [--n-synthetic 1000000]
 
+Scale: ``benchmarks/retrieval.py --scale 1000000 10000000`` builds and queries synthetic
+corpora of those sizes (build and queries each in its own process, for their peak RSS) and
+writes the ``retrieval-scale`` section.
+
 Quick mode, nothing written: ``benchmarks/retrieval.py --synthetic 10000 [--synthetic-as
 tsv]`` builds only a synthetic corpus of N passages, written as JSONL, DPR's TSV or a
 FActScore SQLite database (to time the knowledge-base readers too), and prints one JSON
@@ -92,6 +96,84 @@ def part_ours(corpus_dir: Path, source: str | None, queries: list[str]) -> dict[
             "n_terms": header["bm25"]["n_terms"], "n_postings": header["bm25"]["n_postings"],
             "index_mb": folder_mb(corpus_dir, arrays), "total_mb": folder_mb(corpus_dir),
             **percentiles(times), "n_queries": len(queries), "peak_rss_mb": peak_rss_mb()}
+
+
+def part_build(corpus_dir: Path, source: str) -> dict[str, Any]:
+    """Build alone (its own peak RSS): what ``corpus build`` costs."""
+    from offline_eval.index.build import build_corpus
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    header = build_corpus(corpus_dir.name, source, home=corpus_dir.parent.parent)
+    return {"build_s": time.perf_counter() - t0, "build_cpu_s": time.process_time() - c0,
+            "n_passages": header["n_passages"], "n_terms": header["bm25"]["n_terms"],
+            "n_postings": header["bm25"]["n_postings"], "peak_rss_mb": peak_rss_mb()}
+
+
+def part_query(corpus_dir: Path, queries: list[str]) -> dict[str, Any]:
+    """Open the built corpus and time search(query, 10) end to end (its own peak RSS, which
+    counts the pages of the memory-mapped arrays the queries read)."""
+    from offline_eval.index.searcher import SearchIndex
+
+    t0 = time.perf_counter()
+    index = SearchIndex.open(corpus_dir)
+    load_s = time.perf_counter() - t0
+    for q in queries[:20]:  # warm the page cache of the memory map
+        index.search(q, 10)
+    times, cpu = [], []
+    for q in queries:
+        t0, c0 = time.perf_counter(), time.process_time()
+        index.search(q, 10)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    arrays = ["indptr.npy", "indices.npy", "weights.npy", "idf.npy", "doc_len.npy", "vocab.txt"]
+    return {"load_s": load_s, "p50_cpu_ms": percentiles(cpu)["p50_ms"], **percentiles(times),
+            "n_queries": len(queries), "index_mb": folder_mb(corpus_dir, arrays),
+            "total_mb": folder_mb(corpus_dir), "peak_rss_mb": peak_rss_mb()}
+
+
+def scale(sizes: Sequence[int], n_queries: int) -> str:
+    """The ``retrieval-scale`` section: synthetic corpora of each size, built by ``corpus
+    build`` (one process) and queried (another), rank_bm25 left out (it holds the corpus in
+    Python lists: 2.9 GB at 1M passages, so about 29 GB at 10M, more than this machine)."""
+    rows = []
+    for n in sizes:
+        tmp = Path(tempfile.mkdtemp(prefix="oe-scale-"))
+        try:
+            src, sq = tmp / "synthetic.jsonl", tmp / "synthetic_queries.json"
+            gen = run_part(["synthetic", str(src), str(n), str(n_queries), str(sq)])
+            src_gb = src.stat().st_size / 2**30
+            cdir = tmp / "corpora" / f"synthetic-{n}"
+            load0 = os.getloadavg()[0]
+            built = run_part(["build", str(cdir), str(src)])
+            src.unlink()
+            q = run_part(["query", str(cdir), str(sq)])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        row = (f"| {n:,} | {src_gb:.1f} | {built['n_terms']:,} | {built['n_postings']:,} | "
+               f"{built['build_s'] / 60:.1f} ({built['build_cpu_s'] / 60:.1f}) | "
+               f"{built['peak_rss_mb'] / 1024:.2f} | {q['index_mb'] / 1024:.1f} / {q['total_mb'] / 1024:.1f} | "
+               f"{q['p50_ms']:.1f} / {q['p99_ms']:.1f} ({q['p50_cpu_ms']:.1f}) | {q['n_queries']} | "
+               f"{q['peak_rss_mb'] / 1024:.2f} | {load0:.1f} |")
+        print(row, f"(generated in {gen['gen_s']:.0f} s)", flush=True)
+        rows.append(row)
+    from _results import cpu_description
+
+    return "\n".join([
+        "## Retrieval at scale (`benchmarks/retrieval.py --scale`)", "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu_description()}, "
+        f"{os.cpu_count()} cores, nothing else running. Synthetic corpora as in `retrieval` "
+        "(100-200 words a passage, Zipf over 100 stopwords and 300,000 pseudo-words), one "
+        "passage a document, built from JSONL by `build_corpus` (what `corpus build --from` "
+        "runs: chunk, tokenise, index; postings held one shard at a time, then merged) in one "
+        "process, and queried in another with 8 words drawn from random passages "
+        "(`SearchIndex.search(query, k=10)` end to end, after 20 warm-up queries). Peak RSS is "
+        "each process's; the query process's counts the pages of the memory-mapped arrays it "
+        "read. rank_bm25 is left out here: it holds the corpus in Python lists (2.9 GB at 1M "
+        "passages in `retrieval`), about 29 GB at 10M. Targets (issue #30): build <= 30 min on "
+        "2 cores, peak RSS <= 8 GB, p50 <= 50 ms at 10M.", "",
+        "| passages | source GB | terms | postings | build min (CPU min) | build peak RSS GB | "
+        "index / folder GB | p50 / p99 ms (CPU p50) | queries | query peak RSS GB | load at start |",
+        "|---|---|---|---|---|---|---|---|---|---|---|", *rows])
 
 
 def part_rank_bm25(corpus_dir: Path, queries: list[str]) -> dict[str, Any]:
@@ -195,6 +277,10 @@ def part_main(argv: list[str]) -> None:
     if kind == "ours":
         corpus_dir, source, qfile = Path(rest[0]), rest[1] or None, Path(rest[2])
         res = part_ours(corpus_dir, source, json.loads(qfile.read_text()))
+    elif kind == "build":
+        res = part_build(Path(rest[0]), rest[1])
+    elif kind == "query":
+        res = part_query(Path(rest[0]), json.loads(Path(rest[1]).read_text()))
     elif kind == "rank":
         qs = json.loads(Path(rest[1]).read_text())[:int(rest[2])]
         res = part_rank_bm25(Path(rest[0]), qs)
@@ -298,7 +384,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "written)")
     ap.add_argument("--synthetic-as", choices=tuple(SYNTHETIC_SUFFIX), default="jsonl",
                     help="the file --synthetic builds from (default jsonl)")
+    ap.add_argument("--scale", type=int, nargs="+", metavar="N",
+                    help="build and query synthetic corpora of these sizes (e.g. 1000000 "
+                         "10000000) and write the retrieval-scale section")
     args = ap.parse_args(argv)
+    if args.scale:
+        text = scale(args.scale, args.synthetic_queries)
+        print(text)
+        if not args.no_write:
+            write_section(text, "retrieval-scale")
+        return 0
     if args.synthetic is not None:
         if args.synthetic < 1:
             ap.error("--synthetic needs N >= 1")
