@@ -163,6 +163,7 @@ def _score_row(r: Any, **kw: Any) -> dict[str, Any]:
 
 
 def _check_outputs(job: ScoreJob, output: str) -> None:
+    from offline_eval.io.jsonl import COMPRESSED
     from offline_eval.io.tables import is_table
 
     if job.engine == "local" and is_table(output):
@@ -175,9 +176,9 @@ def _check_outputs(job: ScoreJob, output: str) -> None:
             except ImportError:
                 raise InputError("--table FILE.parquet needs pyarrow: pip install "
                                  "'offline-eval[tables]'") from None
-        if not is_table(job.table):
-            raise InputError("--table: a table file ends in .csv, .tsv, .parquet or .pq",
-                             path=job.table)
+        if not is_table(job.table) or Path(job.table).suffix.lower() in COMPRESSED:
+            raise InputError("--table: a table file ends in .csv, .tsv, .parquet or .pq "
+                             "(written uncompressed)", path=job.table)
 
 
 def _write_outputs(job: ScoreJob, rows: list[dict[str, Any]], summary: RunSummary) -> None:

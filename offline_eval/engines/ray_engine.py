@@ -253,14 +253,17 @@ def _row_status(line: str) -> str | None:
 
 
 def native_input(input_path: str, output: str, fmt: str) -> str:
-    """The input Ray workers read: the file itself when it is native JSONL, else its rows
-    mapped onto the native format (as the driver read them), as JSONL in the output folder."""
+    """The input Ray workers read: the file itself when it is native, uncompressed JSONL,
+    else its rows mapped onto the native format (as the driver read them), as JSONL in the
+    output folder."""
     import json
 
     from offline_eval.io.formats import to_native
+    from offline_eval.io.jsonl import COMPRESSED
     from offline_eval.io.tables import is_table, read_rows
 
-    if fmt == "native" and not is_table(input_path):
+    if fmt == "native" and not is_table(input_path) and \
+            Path(input_path).suffix.lower() not in COMPRESSED:  # Ray workers read plain text
         return input_path
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,11 +6,13 @@
 a folder                   ``.txt``/``.md``/``.html``/``.pdf``/``.docx`` files (see
                            :mod:`offline_eval.index.documents`)
 ``.jsonl``                 one ``{"id", "text", "title"?, "url"?}`` object per line
+                           (``.jsonl.gz``, ``.jsonl.bz2``, and so ``.tsv``/``.csv``)
 ``.db``, ``.sqlite``       FActScore's database: table ``documents(title, text)``; id = title;
                            its ``####SPECIAL####SEPARATOR####`` token-window breaks are
                            joined back (they can cut a word) and its ``<s>...</s>`` marks
                            removed (opened read-only)
-``.xml``, ``.xml.bz2``     a MediaWiki dump, streamed (:mod:`offline_eval.index.mediawiki`)
+``.xml``, ``.xml.bz2``     a MediaWiki dump (``.xml.gz`` too), streamed
+                           (:mod:`offline_eval.index.mediawiki`)
 ``.tsv``                   DPR's ``psgs_w100.tsv`` (``id``, ``text``, ``title`` columns)
 ``.csv``, ``.parquet``     a table with ``id``, ``text``, and ``title``/``url`` optional
 =========================  ==================================================================
@@ -37,16 +39,18 @@ from typing import Callable, Iterator
 
 from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
+from offline_eval.io.jsonl import COMPRESSED, inner_suffix
 from offline_eval.io.tables import TABLE_SUFFIXES
 
 Skipped = list  # of (where, why)
 #: kind -> what it is, for ``--help`` and the error naming an unknown format
 FORMATS: dict[str, str] = {
     "folder": "a folder of .txt/.md/.html/.pdf/.docx files",
-    "jsonl": "a JSONL file of {id, text, title?, url?}",
+    "jsonl": "a JSONL file of {id, text, title?, url?} (.gz, .bz2 too)",
     "sqlite": "FActScore's SQLite database (.db/.sqlite, table documents(title, text))",
-    "mediawiki": "a MediaWiki XML dump (.xml, .xml.bz2)",
-    "table": "DPR's psgs_w100.tsv, or a .csv/.tsv/.parquet with id, text, title?, url?",
+    "mediawiki": "a MediaWiki XML dump (.xml, .xml.bz2, .xml.gz)",
+    "table": "DPR's psgs_w100.tsv, or a .csv/.tsv/.parquet with id, text, title?, url? "
+             "(.csv/.tsv also .gz, .bz2)",
 }
 SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".db": "sqlite",
                             ".sqlite": "sqlite", ".sqlite3": "sqlite",
@@ -68,11 +72,14 @@ def kind_of(path: Path) -> str:
 
     if path.is_dir():
         return "folder"
-    kind = SUFFIXES.get(path.suffix.lower())
-    if kind:
-        return kind
     if is_dump(path):
         return "mediawiki"
+    kind = SUFFIXES.get(inner_suffix(path))
+    if kind == "sqlite" and path.suffix.lower() in COMPRESSED:
+        raise InputError("an SQLite database is read in place; decompress it first",
+                         path=str(path))
+    if kind:
+        return kind
     with path.open("rb") as fh:
         head = fh.read(16)
     if head.startswith(b"SQLite format 3\x00"):
@@ -215,7 +222,7 @@ def binary_text(path: Path, skipped: Skipped) -> str | None:
             except ImportError:
                 skipped.append((str(path), "needs python-docx: pip install 'offline-eval[kb]'"))
                 return None
-            text = "\n\n".join(p.text.strip() for p in docx.Document(str(path)).paragraphs)
+            text = docx_text(docx.Document(str(path)))
     except Exception as exc:  # pypdf and python-docx raise many kinds on a broken file
         skipped.append((str(path), f"unreadable ({type(exc).__name__})"))
         return None
@@ -225,6 +232,33 @@ def binary_text(path: Path, skipped: Skipped) -> str | None:
                         if path.suffix.lower() == ".pdf" else "no text"))
         return None
     return text
+
+
+def docx_text(document: object) -> str:
+    """A DOCX document's paragraphs and tables in the order they come: each table row one
+    paragraph, its cells joined by `` | `` (a merged cell once), nested tables inside their
+    cell."""
+    from docx.table import Table
+
+    def table(t: Table) -> list[str]:
+        rows = []
+        for row in t.rows:
+            cells: list[str] = []
+            for cell in row.cells:
+                text = " ".join(x for x in (_block_text(b) for b in cell.iter_inner_content()) if x)
+                if text and (not cells or cells[-1] != text):  # a merged cell repeats
+                    cells.append(text)
+            if cells:
+                rows.append(" | ".join(cells))
+        return rows
+
+    def _block_text(block: object) -> str:
+        return " ".join(table(block)) if isinstance(block, Table) else block.text.strip()  # type: ignore[attr-defined]
+
+    parts: list[str] = []
+    for block in document.iter_inner_content():  # type: ignore[attr-defined]
+        parts.extend(table(block) if isinstance(block, Table) else [block.text.strip()])
+    return "\n\n".join(parts)
 
 
 def describe() -> str:

@@ -1,4 +1,4 @@
-"""A MediaWiki XML dump (``.xml``, ``.xml.bz2``, ``pages-articles1.xml-p1p41242.bz2``) as
+"""A MediaWiki XML dump (``.xml``, ``.xml.bz2``, ``.xml.gz``, ``pages-articles1.xml-p1p41242.bz2``) as
 :class:`~offline_eval.index.chunk.Document`, streamed with bounded memory.
 
 Only articles are read: namespace 0, redirects skipped. The markup is stripped with
@@ -17,13 +17,14 @@ Memory stays flat however long the dump: each page is dropped from the tree once
 """
 from __future__ import annotations
 
-import bz2
 import re
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
 from offline_eval.errors import InputError
 from offline_eval.index.chunk import Document
+from offline_eval.io.jsonl import open_input
 
 
 def is_dump(path: Path) -> bool:
@@ -33,13 +34,14 @@ def is_dump(path: Path) -> bool:
     True
     """
     name = path.name.lower()
-    if name.endswith(".xml") or (name.endswith(".bz2") and ".xml" in name):
+    if name.endswith(".xml") or (name.endswith((".bz2", ".gz")) and ".xml" in name):
         return True
+    if path.is_dir():
+        return False
     try:
-        opener = bz2.open if name.endswith(".bz2") else open
-        with opener(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(4096)
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, zlib.error):
         return False
     return b"<mediawiki" in head
 
@@ -57,9 +59,8 @@ def read_dump(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Document]:
     except ImportError:
         raise InputError("reading a MediaWiki dump needs mwparserfromhell: "
                          "pip install 'offline-eval[kb]'", path=str(path)) from None
-    opener = bz2.open if path.name.lower().endswith(".bz2") else open
     root = None
-    with opener(path, "rb") as fh:
+    with open_input(path) as fh:
         try:
             for event, el in ET.iterparse(fh, events=("start", "end")):
                 if root is None:
@@ -90,7 +91,7 @@ def read_dump(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Document]:
         except ET.ParseError as exc:
             skipped.append((str(path), f"XML broken at line {exc.position[0]}, column "
                                        f"{exc.position[1]}: the pages after it are not read"))
-        except (EOFError, OSError) as exc:  # bz2: a cut file, a corrupt block
+        except (EOFError, OSError, zlib.error) as exc:  # a cut file, a corrupt block
             skipped.append((str(path), f"compressed data broken ({exc}): the pages after "
                                        "it are not read"))
 

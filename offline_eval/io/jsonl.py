@@ -11,20 +11,63 @@ from offline_eval.errors import InputError
 _MISSING = object()
 
 
+#: compressed inputs, read as the file inside (``rows.jsonl.gz`` is JSONL)
+COMPRESSED = (".gz", ".bz2")
+
+
+def inner_suffix(path: str | os.PathLike[str]) -> str:
+    """The suffix that says a file's format, past a compression suffix, lower case.
+
+    >>> inner_suffix("rows.JSONL.gz"), inner_suffix("psgs_w100.tsv"), inner_suffix("x.gz")
+    ('.jsonl', '.tsv', '')
+    """
+    p = Path(path)
+    if p.suffix.lower() in COMPRESSED:
+        p = Path(p.stem)
+    return p.suffix.lower()
+
+
+def open_input(path: Path) -> IO[bytes]:
+    """``path`` opened for reading bytes, decompressed as it is read when it ends in
+    ``.gz`` or ``.bz2`` (decompression errors surface as OSError or EOFError on read)."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        import gzip
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".bz2"):
+        import bz2
+        return bz2.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def _numbered_lines(fh: IO[bytes], path: str) -> Iterator[tuple[int, bytes]]:
+    """``(line, bytes)``; a broken compressed stream is an InputError naming the line."""
+    import zlib
+
+    lineno = 0
+    try:
+        for lineno, raw in enumerate(fh, start=1):
+            yield lineno, raw
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"unreadable compressed file ({exc})", path=path,
+                         line=lineno + 1) from None
+
+
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, row)`` for each non-blank line; rows must be JSON objects.
+    A ``.gz`` or ``.bz2`` file is read decompressed.
 
     Raises:
-        InputError: naming ``path:line`` for a missing file, bad UTF-8, bad JSON
-            or a row that is not an object.
+        InputError: naming ``path:line`` for a missing file, bad UTF-8, bad JSON, a broken
+            compressed stream or a row that is not an object.
     """
     p = Path(path)
     if p.is_dir():
         raise InputError("is a folder; expected a JSONL file", path=str(path))
     if not p.is_file():
         raise InputError("no such file", path=str(path))
-    with p.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+    with open_input(p) as fh:
+        for lineno, raw in _numbered_lines(fh, str(path)):
             try:
                 # a byte-order mark (files saved by some Windows tools) is not part of the row
                 text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Mapping, Sequence
 
 from offline_eval.errors import InputError
-from offline_eval.io.jsonl import _STDOUT, _renamable, dumps
+from offline_eval.io.jsonl import _STDOUT, COMPRESSED, _renamable, dumps
 
 #: the rows a resume keeps: every row a command wrote (the row commands)
 Keep = Callable[[Mapping[str, Any]], bool]
@@ -84,6 +84,10 @@ class RunOutput:
                  check: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         stream = path in (None, "-") or str(path) in _STDOUT
         self.path = None if stream else Path(path)  # type: ignore[arg-type]
+        if self.path is not None and self.path.suffix.lower() in COMPRESSED:
+            raise InputError("rows are written as plain JSONL, so that a run can resume; name "
+                             "the output .jsonl and compress it when the run is done",
+                             path=str(path))
         self.record, self.resume, self.keep, self.check = record, resume, keep, check
         self.streamed: list[str] = []
         self.record_at = record_at if record_at is not None or self.path is None \

@@ -19,13 +19,16 @@ Writing flattens each output row: an object becomes dotted columns (``metrics.vi
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sys
+import zlib
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from offline_eval.errors import InputError
+from offline_eval.io.jsonl import COMPRESSED, inner_suffix, open_input
 
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -42,20 +45,24 @@ def _needs(extra: str = "tables") -> ImportError:
 
 
 def is_table(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` names a CSV/TSV or Parquet file (by its suffix)."""
-    return Path(path).suffix.lower() in TABLE_SUFFIXES
+    """Whether ``path`` names a CSV/TSV or Parquet file (by its suffix, past ``.gz``)."""
+    return inner_suffix(path) in TABLE_SUFFIXES
 
 
 def read_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, row)`` for each row of a JSONL, CSV/TSV or Parquet file (by suffix)."""
+    """``(line, row)`` for each row of a JSONL, CSV/TSV or Parquet file (by suffix; JSONL,
+    CSV and TSV may be ``.gz`` or ``.bz2``)."""
     from offline_eval.io.jsonl import read_jsonl
 
-    suffix = Path(path).suffix.lower()
+    suffix = inner_suffix(path)
     if suffix not in TABLE_SUFFIXES:
         return read_jsonl(path)
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file" if not p.is_dir() else "is a folder; expected a file",
+                         path=str(path))
+    if suffix in PARQUET_SUFFIXES and p.suffix.lower() in COMPRESSED:
+        raise InputError("a Parquet file is compressed inside; decompress this one first",
                          path=str(path))
     return _read_csv(p) if suffix in CSV_SUFFIXES else _read_parquet(p)
 
@@ -72,10 +79,10 @@ def _cell(value: str) -> Any:
 
 def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # a long answer is one cell
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    delimiter = "\t" if inner_suffix(path) == ".tsv" else ","
     reader = None
     try:
-        with path.open(encoding="utf-8-sig", newline="") as fh:
+        with io.TextIOWrapper(open_input(path), encoding="utf-8-sig", newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter, strict=True)  # a stray quote is an error
             header = next(reader, None)
             if header is None:
@@ -95,6 +102,9 @@ def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                              for k, v in zip(header, cells) if v != "" or k in TEXT_COLUMNS}
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 ({exc.reason})", path=str(path)) from None
+    except (OSError, EOFError, zlib.error) as exc:  # a broken .gz or .bz2
+        raise InputError(f"unreadable compressed file ({exc})", path=str(path),
+                         line=reader.line_num + 1 if reader is not None else None) from None
     except csv.Error as exc:
         hint = ("; a TSV whose cells start with an unpaired '\"' must quote them as CSV does"
                 if delimiter == "\t" else "")

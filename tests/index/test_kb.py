@@ -153,3 +153,24 @@ def test_corpus_build_from_a_knowledge_base_and_search(tmp_path, capsys):
     assert main(["search", "fs", "Where was Marie Curie born?", "--home", home, "--json"]) == 0
     hits = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert hits[0]["doc_id"] == "Marie Curie"
+
+
+def test_docx_tables_are_read_in_document_order(tmp_path):
+    docx = pytest.importorskip("docx")
+    d = tmp_path / "kb"
+    d.mkdir()
+    doc = docx.Document()
+    doc.add_paragraph("The island's ferries, by year of service:")
+    t = doc.add_table(rows=3, cols=3)
+    for r, cells in enumerate([("Ship", "Entered service", "Cars"), ("Marta", "2011", "40"),
+                               ("Ilse", "1987", "")]):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    t.cell(2, 1).merge(t.cell(2, 2))  # a merged cell is read once
+    t.cell(2, 1).text = "1987 (retired)"
+    doc.add_paragraph("The lighthouse is 42 metres tall.")
+    doc.save(d / "ferries.docx")
+    text = next(iter(DocumentReader(d))).text
+    assert text.split("\n\n") == ["The island's ferries, by year of service:",
+                                  "Ship | Entered service | Cars", "Marta | 2011 | 40",
+                                  "Ilse | 1987 (retired)", "The lighthouse is 42 metres tall."]
