@@ -19,7 +19,7 @@ def add_row_command(sub: argparse._SubParsersAction, module: str, help: str) -> 
     doc = (mod.__doc__ or "").split("\n\n", 1)
     p = sub.add_parser(mod.COMMAND.name, help=help, description=doc[-1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", metavar="IN.jsonl", help="the rows (JSONL)")
+    p.add_argument("input", metavar="IN.jsonl", help="the rows (JSONL; .gz or .bz2 too)")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
                    help="output JSONL (default: standard output)")
     add_options(p, mod.COMMAND.options)

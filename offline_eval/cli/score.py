@@ -16,7 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                      "verdicts, metrics and the audit",
                        description="Score {id, query, response, date?, references?} rows. Rows are "
                                    "appended as they finish; --resume continues a killed run.")
-    p.add_argument("input", metavar="IN", help="the rows: JSONL, CSV/TSV or Parquet (by suffix)")
+    p.add_argument("input", metavar="IN", help="the rows: JSONL, CSV/TSV or Parquet (by "
+                   "suffix; JSONL, CSV and TSV may be .gz or .bz2)")
     p.add_argument("-o", "--output", required=True,
                    help="output JSONL (a folder with --engine ray)")
     add_options(p, ScoreOptions)
