@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from offline_eval.report._fmt import as_dict, as_float, esc, label
 from offline_eval.report.assets import CSS
 from offline_eval.report.plots import row_group
-from offline_eval.report.response import normalize_row, response_section
+from offline_eval.report.response import normalize_row, packs_html, response_section
 from offline_eval.report.script import JS
 from offline_eval.report.summary import (comparisons_table, metric_cards, overview, plots,
                                          run_details)
@@ -130,9 +130,11 @@ def report_html(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
     records = view_records(rows)
     if rows:
         worst_first = sorted(range(len(rows)), key=lambda n: records[n]["sev"])  # the default
+        bodies: list[dict[str, Any]] = []  # packed together, in page order
         body.append('<h2 id="answers">Answers</h2>' + _LEGEND
                     + _toolbar(groups, _row_metric_keys(summary)) + '<div id="cards">'
-                    + "".join(response_section(rows[n], n) for n in worst_first) + "</div>")
+                    + "".join(response_section(rows[n], n, bodies) for n in worst_first)
+                    + "</div>" + packs_html(bodies))
     data = f'<script type="application/json" id="view-data">{view_data(records)}</script>'
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -144,18 +144,37 @@ def _body_summary(claims: list[dict[str, Any]]) -> str:
             "verdicts, evidence, audit")
 
 
-def packed_body(html: str, claims: list[dict[str, Any]]) -> str:
-    """The card's body (its claims with their evidence, nuggets and metrics) and its
-    claims' export records, as base64 of zlib-compressed JSON: the page inflates it when the
-    card is opened, which keeps a report of many long answers small and quick to open.
+#: cards packed together: one deflate stream of ten bodies is about 9% smaller than ten
+#: (measured on 50 scored wiki-vital answers), and opening a card inflates its neighbours too
+PACK_CARDS = 10
+
+
+def card_body(html: str, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """A card's body (its claims with their evidence, nuggets and metrics) and its claims'
+    export records, as they are packed."""
+    return json_safe({"html": html, "claims": [claim_record(c) for c in claims]})
+
+
+def packed(bodies: list[dict[str, Any]]) -> str:
+    """Card bodies (:func:`card_body`) as base64 of zlib-compressed JSON (a list): the page
+    inflates a pack when one of its cards is opened, which keeps a report of many long
+    answers small and quick to open.
 
     >>> import base64, json, zlib
-    >>> json.loads(zlib.decompress(base64.b64decode(packed_body("<p>x</p>", []))))["html"]
+    >>> json.loads(zlib.decompress(base64.b64decode(packed([card_body("<p>x</p>", [])]))))[0]["html"]
     '<p>x</p>'
     """
-    data = json.dumps(json_safe({"html": html, "claims": [claim_record(c) for c in claims]}),
-                      ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+    data = json.dumps(bodies, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                      default=str)
     return base64.b64encode(zlib.compress(data.encode("utf-8"), 9)).decode("ascii")
+
+
+def packs_html(bodies: list[dict[str, Any]]) -> str:
+    """The packs of a page's card bodies, :data:`PACK_CARDS` a pack in page order, each an
+    inert ``<script type="application/octet-stream" id="zp-K">`` (base64 holds no ``<``)."""
+    return "".join(f'<script type="application/octet-stream" id="zp-{k // PACK_CARDS}">'
+                   f"{packed(bodies[k:k + PACK_CARDS])}</script>"
+                   for k in range(0, len(bodies), PACK_CARDS))
 
 
 def normalize_row(row: Any) -> dict[str, Any]:
@@ -167,8 +186,12 @@ def normalize_row(row: Any) -> dict[str, Any]:
     return {**row, "claims": [normalize_claim(c, audits) for c in as_list(row.get("claims"))]}
 
 
-def response_section(row: Mapping[str, Any], n: int) -> str:
-    """The section of the ``n``-th row (``n`` makes the anchors unique)."""
+def response_section(row: Mapping[str, Any], n: int,
+                     bodies: list[dict[str, Any]] | None = None) -> str:
+    """The section of the ``n``-th row (``n`` makes the anchors unique). Its body (claims,
+    evidence, nuggets, metrics) is appended to ``bodies`` and named by its pack and place in
+    it (``data-zp``, ``data-zj``), for :func:`packs_html`; without ``bodies`` it is packed
+    alone in the section (``data-z``)."""
     anchor = f"r{n}"
     audit = as_dict(row.get("audit"))
     row = normalize_row(row)
@@ -194,7 +217,13 @@ def response_section(row: Mapping[str, Any], n: int) -> str:
                 else "No checkable claims.") + "</p>")
         body = (claims_block(claims, anchor) if claims else "") + _nuggets(row) + _all_metrics(row)
         if body:
-            parts.append(f'<details class="body" data-z="{packed_body(body, claims)}"><summary>'
+            if bodies is None:
+                where = f'data-z="{packed([card_body(body, claims)])}"'
+            else:
+                k = len(bodies)
+                where = f'data-zp="{k // PACK_CARDS}" data-zj="{k % PACK_CARDS}"'
+                bodies.append(card_body(body, claims))
+            parts.append(f'<details class="body" {where}><summary>'
                          f"{esc(_body_summary(claims))}</summary></details>")
     return (f'<section class="resp" id="{anchor}" data-i="{n}" data-status="{status}" '
             f'data-verdict="{verdict}">'

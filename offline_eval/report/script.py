@@ -7,8 +7,8 @@ never the network. The view lives in the URL fragment, e.g.
 so a link reproduces it; a plain ``#r3-c0`` still opens that claim. Export writes the
 shown answers, in the shown order, as CSV (one line per claim) or JSON, through a ``blob:``
 download made in the page; ``offlineEvalExport("csv" | "json")`` returns (a promise of) the
-same text. Each card's body comes packed (base64 of deflated JSON, see
-:func:`offline_eval.report.response.packed_body`) and is inflated with the browser's
+same text. Each card's body comes packed, ten cards a pack (base64 of deflated JSON, see
+:func:`offline_eval.report.response.packs_html`), and is inflated with the browser's
 ``DecompressionStream`` when the card is opened, a claim is linked to, or an export needs it.
 """
 from __future__ import annotations
@@ -111,13 +111,33 @@ JS = r"""
     if (count) { count.textContent = shown + " of " + sections.length + " shown"; }
   }
   // A card's body (claims, evidence, nuggets, metrics) and its claims' export records come
-  // packed: base64 of zlib-deflated JSON, inflated in the page the first time it is needed.
+  // packed, ten cards a pack in page order: base64 of zlib-deflated JSON in an inert
+  // octet-stream element zp-K, inflated in the page the first time one of its cards is needed
+  // (a card packed alone carries it in data-z).
+  var packs = {};
+  function unpack(b64) {
+    var bin = atob(b64.trim()), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function bodyData(d) {
+    if (d.hasAttribute("data-z")) {
+      return unpack(d.getAttribute("data-z")).then(function (a) { return a[0]; });
+    }
+    var p = d.getAttribute("data-zp"), j = +d.getAttribute("data-zj");
+    if (!packs[p]) {
+      var el = $("zp-" + p);
+      packs[p] = el ? unpack(el.textContent) : Promise.reject(new Error("pack " + p + " is missing"));
+    }
+    return packs[p].then(function (a) {
+      if (!a[j]) { throw new Error("card " + j + " is not in pack " + p); }
+      return a[j];
+    });
+  }
   function inflate(d) {
     if (!d._ready) {
-      var bin = atob(d.getAttribute("data-z")), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      d._ready = new Response(stream).text().then(JSON.parse).then(function (o) {
+      d._ready = bodyData(d).then(function (o) {
         var div = document.createElement("div");
         div.className = "zbody"; div.innerHTML = o.html; d.appendChild(div);
         d._claims = o.claims; return d;
@@ -129,14 +149,15 @@ JS = r"""
     }
     return d._ready;
   }
-  function bodyOf(sec) { return sec ? sec.querySelector("details.body[data-z]") : null; }
+  var PACKED = "details.body[data-zp], details.body[data-z]";
+  function bodyOf(sec) { return sec ? sec.querySelector(PACKED) : null; }
   function claimsOf(sec) {
     var b = bodyOf(sec);
     return b ? inflate(b).then(function (d) { return d._claims; }) : Promise.resolve([]);
   }
   document.addEventListener("toggle", function (e) {
     var d = e.target;
-    if (d.matches && d.matches("details.body[data-z]") && d.open) { inflate(d); }
+    if (d.matches && d.matches(PACKED) && d.open) { inflate(d); }
   }, true);
   var revealing = 0;
   function reveal(id, scroll) {

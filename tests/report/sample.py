@@ -164,9 +164,15 @@ def inflated(page: str) -> str:
     import re
     import zlib
 
-    def unpack(m: "re.Match[str]") -> str:
-        data = json.loads(zlib.decompress(base64.b64decode(m.group(1))))
-        return f'<details class="body">{m.group(2)}<div class="zbody">{data["html"]}</div>'
+    def unpack(b64: str) -> list:
+        return json.loads(zlib.decompress(base64.b64decode(b64)))
 
-    return re.sub(r'<details class="body" data-z="([^"]*)">(<summary>.*?</summary>)', unpack,
-                  page)
+    packs = {k: unpack(b) for k, b in re.findall(
+        r'<script type="application/octet-stream" id="zp-(\d+)">([^<]*)</script>', page)}
+
+    def card(m: "re.Match[str]") -> str:
+        data = unpack(m.group(1))[0] if m.group(1) else packs[m.group(2)][int(m.group(3))]
+        return f'<details class="body">{m.group(4)}<div class="zbody">{data["html"]}</div>'
+
+    return re.sub(r'<details class="body" (?:data-z="([^"]*)"|data-zp="(\d+)" data-zj="(\d+)")>'
+                  r'(<summary>.*?</summary>)', card, page)

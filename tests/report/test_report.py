@@ -44,8 +44,11 @@ def test_text_is_escaped(grouped):
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
     assert "&lt;b&gt;more&lt;/b&gt;" in page
     assert "<title>Grouped &lt;run&gt;</title>" in page
-    # the report's own script and its data, which holds no "<" to close the tag early
-    assert page.count("<script") == 2
+    # the report's own script and its data, which holds no "<" to close the tag early, and
+    # the packed card bodies: inert, base64 only
+    packs = re.findall(r'<script type="application/octet-stream" id="zp-\d+">([^<]*)</script>', page)
+    assert packs and all(re.fullmatch(r"[A-Za-z0-9+/=]+", p) for p in packs)
+    assert page.count("<script") == 2 + len(packs)
     data = page.split('<script type="application/json" id="view-data">')[1].split("</script>")[0]
     assert "<" not in data and "alert(" in data
 

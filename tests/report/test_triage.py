@@ -204,12 +204,24 @@ def test_packed_body_holds_no_nan():
     import base64
     import zlib
 
-    from offline_eval.report.response import packed_body
+    from offline_eval.report.response import card_body, packed
 
     claim = _claim("c0", "supported", importance_score=float("nan"),
                    compared={"kind": "number", "claim": "1", "evidence": [float("inf")]})
-    text = zlib.decompress(base64.b64decode(packed_body("<p>x</p>", [claim]))).decode()
-    assert "NaN" not in text and "Infinity" not in text and json.loads(text)["claims"]
+    text = zlib.decompress(base64.b64decode(packed([card_body("<p>x</p>", [claim])]))).decode()
+    assert "NaN" not in text and "Infinity" not in text and json.loads(text)[0]["claims"]
+
+
+def test_cards_are_packed_ten_a_pack_in_page_order():
+    from offline_eval.report.response import PACK_CARDS
+
+    rows = [dict(sample_rows()[0], id=f"r{i}") for i in range(23)]
+    page = report_html(rows, sample_summary(rows))
+    packs = re.findall(r'id="zp-(\d+)"', page)
+    assert packs == ["0", "1", "2"] and PACK_CARDS == 10
+    refs = re.findall(r'data-zp="(\d+)" data-zj="(\d+)"', page)
+    assert refs == [(str(k // 10), str(k % 10)) for k in range(23)]
+    assert inflated(page).count('<div class="zbody">') == 23
 
 
 def test_overlapping_marks_do_not_depend_on_the_hash_seed():
