@@ -110,25 +110,13 @@ DEFAULTS = VerifyConfig()
 CONFIG_FILE = "verifier.json"
 
 
-#: the precisions a ``verifier.json`` may hold a decision of its own for (``by_precision``)
-PRECISIONS = ("fp32", "int8")
-
-
-def load_config(model_dir: str | Path | None, purpose: str = "claims",
-                precision: str | None = None) -> VerifyConfig:
+def load_config(model_dir: str | Path | None, purpose: str = "claims") -> VerifyConfig:
     """Read ``model_dir/verifier.json`` if present, else the defaults.
 
     ``purpose="nuggets"`` reads the file's ``"nuggets"`` block when it has one (same
     form: thresholds and combiner), else the claims' decision. Nugget support asks whether
     a response *states* a reference fact, a recall question: the shipped block is the
     combiner fitted on WiCE dev, whose negatives are missing facts (see the model card).
-
-    ``precision`` ("fp32", "int8"; None: the file's main decision) is the precision the
-    model runs at: the claims' decision is fitted on one precision's probabilities, and a
-    ``"by_precision": {"fp32": {"thresholds": {...}, "combiner": {...}}}`` block, when the
-    file has one for it, replaces the combiner and the thresholds it names (fp32 moves
-    probabilities enough that int8's thresholds cost WiCE points; RESULTS.md
-    ``verdicts-fp32``).
 
     >>> load_config(None) == DEFAULTS
     True
@@ -142,26 +130,16 @@ def load_config(model_dir: str | Path | None, purpose: str = "claims",
         raise ModelError(f"{path}: unreadable ({exc})") from None
     if purpose not in ("claims", "nuggets"):
         raise ValueError(f"purpose must be 'claims' or 'nuggets', not {purpose!r}")
-    if precision is not None and precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
     names = {f.name for f in fields(VerifyConfig)} - {"combiner"}
-    _known_keys(path, d, {"thresholds", "combiner", "nuggets", "by_precision"}, "")
-    blocks = {"": d, "nuggets.": d.get("nuggets")}
-    blocks.update({f"by_precision.{k}.": v for k, v in (d.get("by_precision") or {}).items()})
-    _known_keys(path, d.get("by_precision") or {}, set(PRECISIONS), "by_precision.")
-    for where, block in blocks.items():  # the whole file is checked, whichever block is read
-        if block is not None:
-            _known_keys(path, block, {"thresholds", "combiner"} | (
-                {"nuggets", "by_precision"} if not where else set()), where)
-            _known_keys(path, block.get("thresholds") or {}, names, where + "thresholds.")
-    own = (d.get("by_precision") or {}).get(precision) if purpose == "claims" else None
+    _known_keys(path, d, {"thresholds", "combiner", "nuggets"}, "")
+    _known_keys(path, d.get("thresholds") or {}, names, "thresholds.")
+    if d.get("nuggets") is not None:  # the whole file is checked, whichever block is read
+        _known_keys(path, d["nuggets"], {"thresholds", "combiner"}, "nuggets.")
+        _known_keys(path, d["nuggets"].get("thresholds") or {}, names, "nuggets.thresholds.")
     if purpose == "nuggets" and d.get("nuggets") is not None:
         d = d["nuggets"]
     kw = dict(d.get("thresholds") or {})
     comb = Combiner.from_json(d["combiner"]) if d.get("combiner") else None
-    if own:
-        kw.update(own.get("thresholds") or {})
-        comb = Combiner.from_json(own["combiner"]) if own.get("combiner") else comb
     if comb is not None and "coverage_sentences" not in kw:
         kw["coverage_sentences"] = 0  # its combiner was fitted on coverage of the NLI windows
     return replace(DEFAULTS, **kw, combiner=comb)

@@ -307,11 +307,4 @@ def load_nli(model: str | Any = None, backend: str | None = None, device: str | 
     from offline_eval.runners.load import shared_runner
 
     path = resolve_model(model)
-    runner = shared_runner(path, backend, device, batch_size)
-    return Verifier(runner, load_config(path, purpose, runner_precision(runner)))
-
-
-def runner_precision(runner: Runner) -> str:
-    """The precision a runner computes at: an ONNX runner says (``int8`` or ``fp32``);
-    torch runs fp32."""
-    return getattr(runner, "precision", None) or "fp32"
+    return Verifier(shared_runner(path, backend, device, batch_size), load_config(path, purpose))
