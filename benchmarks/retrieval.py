@@ -71,34 +71,12 @@ def wice_rows() -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- parts (subprocesses)
 
 def part_ours(corpus_dir: Path, source: str | None, queries: list[str]) -> dict[str, Any]:
-    """Build with offline-eval and time search(query, 10) end to end."""
-    from offline_eval.index.build import build_corpus
-    from offline_eval.index.searcher import open_corpus
-
-    home, name = corpus_dir.parent.parent, corpus_dir.name
-    t0, c0 = time.perf_counter(), time.process_time()
-    header = build_corpus(name, source, home=home)
-    build_s, build_cpu_s = time.perf_counter() - t0, time.process_time() - c0
-    t0 = time.perf_counter()
-    index = open_corpus(name, home)
-    load_s = time.perf_counter() - t0
-    for q in queries[:20]:  # warm the page cache of the memory map
-        index.search(q, 10)
-    times, cpu = [], []
-    for q in queries:
-        t0, c0 = time.perf_counter(), time.process_time()
-        index.search(q, 10)
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    arrays = ["indptr.npy", "indices.npy", "weights.npy", "idf.npy", "doc_len.npy", "vocab.txt"]
-    return {"build_s": build_s, "build_cpu_s": build_cpu_s, "load_s": load_s,
-            "p50_cpu_ms": percentiles(cpu)["p50_ms"], "n_passages": header["n_passages"],
-            "n_terms": header["bm25"]["n_terms"], "n_postings": header["bm25"]["n_postings"],
-            "index_mb": folder_mb(corpus_dir, arrays), "total_mb": folder_mb(corpus_dir),
-            **percentiles(times), "n_queries": len(queries), "peak_rss_mb": peak_rss_mb()}
+    """Build with offline-eval and time search(query, 10) end to end, in this one process."""
+    built = part_build(corpus_dir, source)
+    return {**built, **part_query(corpus_dir, queries), "peak_rss_mb": peak_rss_mb()}
 
 
-def part_build(corpus_dir: Path, source: str) -> dict[str, Any]:
+def part_build(corpus_dir: Path, source: str | None) -> dict[str, Any]:
     """Build alone (its own peak RSS): what ``corpus build`` costs."""
     from offline_eval.index.build import build_corpus
 
