@@ -102,8 +102,9 @@ def main() -> None:
              f"each set repeated with new ids to {args.rows} rows; opened in headless Chromium "
              "at 1400×900 on this box. Targets: under "
              f"{TARGET_MB:g} MB and open in under {TARGET_S:g} s.", "",
-             "| rows | claims | evidence passages | file MB | of it packed card bodies | render s "
-             "| open s | filter s | targets met |", "|---|---|---|---|---|---|---|---|---|"]
+             "| rows | claims | evidence passages | file MB | of it packed card bodies | MB without "
+             "repeats sharing packs | render s | open s | filter s | targets met |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name, rows in (("demo", demo), ("wiki-vital 150 words", wiki)):
@@ -114,15 +115,20 @@ def main() -> None:
                 render_report(big, summary, path, title=f"{args.rows} answers")
                 render = time.perf_counter() - t
                 mb = path.stat().st_size / 1e6
-                packed = sum(len(m) for m in re.findall(r'data-z="[^"]*"',
-                                                        path.read_text(encoding="utf-8"))) / 1e6
+                packed = _packs(path)
+                # repeats of a row sort next to each other and so share a pack, which
+                # shrinks it unfairly: the packs of the distinct rows alone, scaled to the
+                # row count, replace them in the estimate the target is judged on
+                alone = Path(tmp) / "distinct.html"
+                render_report(rows, _summary(rows), alone)
+                mb_est = mb - packed + _packs(alone) * args.rows / len(rows)
                 load, flt = _open(drv, path)
                 claims = sum(len(r.get("claims") or []) for r in big)
                 passages = sum(len(c.get("evidence") or []) for r in big
                                for c in r.get("claims") or [])
-                ok = mb < TARGET_MB and load < TARGET_S
+                ok = mb_est < TARGET_MB and load < TARGET_S
                 lines.append(f"| {args.rows} × {name} | {claims:,} | {passages:,} | {mb:.1f} | "
-                             f"{packed:.1f} MB ({100 * packed / mb:.0f}%) | {render:.1f} | "
+                             f"{packed:.1f} MB ({100 * packed / mb:.0f}%) | {mb_est:.1f} | {render:.1f} | "
                              f"{load:.2f} | {flt:.2f} | {'yes' if ok else 'no'} |")
                 print(lines[-1], flush=True)
             demo_page = Path(tmp) / "demo.html"
@@ -132,15 +138,24 @@ def main() -> None:
             drv.save_screenshot(str(SHOT))
     finally:
         drv.quit()
-    lines += ["", "Each card's body (claims, their evidence passages, nuggets, metrics) is "
-              "compressed on its own, so repeating rows does not make it smaller; the file "
-              "grows with the evidence it shows (a passage's text once per answer, the "
-              "deciding window in every claim).",
+    lines += ["", "Card bodies (claims, their evidence passages, nuggets, metrics) are "
+              "compressed ten cards a pack, in page order. A row's repeats sort next to each "
+              "other and share packs, which makes the repeated file smaller than 1,000 distinct "
+              "rows would be; `MB without repeats sharing packs` replaces its packs by those of "
+              "the distinct rows alone, scaled to the row count, and the size target is judged "
+              "on it. The file grows with the evidence it shows (a passage's text once per "
+              "answer, the deciding window in every claim).",
               "", f"The README's screenshot (`{SHOT.relative_to(HERE.parent)}`) is the demo "
               "report's first screen at 1400×900, taken by this run."]
     print("\n".join(lines))
     if not args.no_write:
         write_section("\n".join(lines), "report")
+
+
+def _packs(path: Path) -> float:
+    """MB of the page's packed card bodies."""
+    text = path.read_text(encoding="utf-8")
+    return sum(len(m) for m in re.findall(r'id="zp-\d+">([^<]*)<', text)) / 1e6
 
 
 def _summary(rows: list[dict]) -> dict:
