@@ -13,7 +13,9 @@ Order (each step is named in :attr:`Verdict.rule`):
 2. **Support** (``combiner``). The calibrated combiner's P(supported) >= ``support`` *and*
    the model itself leaning to entailment: the whole claim's best window has
    P(entailment) >= ``entail_floor``. Coverage may reject a claim the model entails (a
-   missing fact), but it cannot accept one the model does not.
+   missing fact), but it cannot accept one the model does not. The passage cited is the
+   one the combiner, alone, rates highest among those the model entails past
+   ``entail_floor`` (the subject's own document first when it passes ``support``).
 3. Otherwise ``unverifiable`` (not enough evidence).
 
 Then, on a supported verdict only, the **number** and **name** rules (``numbers``,
@@ -138,9 +140,11 @@ def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
                            rule="nli")
     if cfg.combiner and s.passage_features:  # the passage that, alone, best supports the claim
         alone = [cfg.combiner.predict_one(f) for f in s.passage_features[:n]]
-        pe = int(np.argmax(alone))
-        own = [i for i in range(len(alone)) if alone[i] >= cfg.support
-               and passages[i].found_by in LINKED]
+        # among those the model itself entails past the floor, as a supported claim needs:
+        # a low ``support`` lets the combiner pass a passage the model reads as neutral
+        able = [i for i in range(n) if ents[i] >= cfg.entail_floor] or list(range(n))
+        pe = max(able, key=lambda i: (alone[i], -i))
+        own = [i for i in able if alone[i] >= cfg.support and passages[i].found_by in LINKED]
         if own:  # the subject's own document, when it alone supports the claim
             pe = max(own, key=lambda i: (alone[i], -i))
     window = s.passage_windows[pe] if s.passage_windows else ""

@@ -73,6 +73,9 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     True
     >>> find_substitution("It was built by Ada Smith in Leeds.", "It was built in Leeds.") is None
     True
+    >>> find_substitution("Italy was allied with Austria Hungary in the war.",
+    ...                   "Italy was allied with Germany and Austria-Hungary in the war.") is None
+    True
     >>> find_substitution("Marie Curie was born in Paris.", "Marie Curie was born in Warsaw in 1867.")
     Substitution(claim_name='Paris', passage_name='Warsaw')
     >>> find_substitution("Hamlet was written by Christopher Marlowe.",
@@ -85,18 +88,24 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     """
     ct, pt = _WORD.findall(claim), _WORD.findall(passage)
     plow = [t.lower() for t in pt]
-    present = set(plow)
+    # a hyphenated word is present as its parts too, and a hyphenated claim word when its
+    # parts are: "Austria Hungary" is not missing from "Austria-Hungary", nor the reverse
+    present = set(plow) | {part for t in plow if "-" in t for part in t.split("-") if part}
+
+    def missing(tok: str) -> bool:
+        t = tok.lower()
+        return t not in present and not ("-" in t and all(p in present for p in t.split("-") if p))
     pspans = {s: e for s, e in _names(pt)}
     names = _names(ct)
     about = (title or "").strip().lower()
     for s, e in names:
-        if s < context or any(t.lower() in present for t in ct[s:e] if t.lower() not in _CONNECT):
+        if s < context or any(not missing(t) for t in ct[s:e] if t.lower() not in _CONNECT):
             continue  # sentence-initial (no left frame), or part of the name is in the passage
         left = [t.lower() for t in ct[s - context:s]]
         right = ct[e].lower() if e < len(ct) else None
         # the passage is about another name of the claim: the slot's right edge may differ
         # the passage names another name of the claim (it is about the claim's subject)
-        shares = any(all(t.lower() in present for t in ct[a:b] if t.lower() not in _CONNECT)
+        shares = any(all(not missing(t) for t in ct[a:b] if t.lower() not in _CONNECT)
                      for a, b in names if (a, b) != (s, e))
         anchored = bool(about) and any(" ".join(ct[a:b]).lower() == about
                                        for a, b in names if (a, b) != (s, e))

@@ -151,6 +151,25 @@ def test_decisive_passage_is_the_one_the_combiner_prefers():
     assert verdict.evidence.text == "the museum opened in lyon in 1990"
 
 
+def test_a_linked_passage_the_model_does_not_entail_is_never_cited(fake_runner):
+    """The subject's own document comes first only when the model entails it: with a low
+    ``support`` the combiner alone passes a neutral passage (a real case: "The Italian
+    front was one of the main theatres of war of World War I." cited World War I's lead,
+    P(neutral) 1.00, over the Italian front's lead that says it word for word)."""
+    comb = Combiner(("ent_full",), (1.0,), 0.0, (0.5,), (0.25,))
+    cfg = VerifyConfig(combiner=comb, support=0.05, entail_floor=0.4, split_claims=False,
+                       min_overlap=0.0)
+    subject = Evidence("war#0", "the war was a global conflict", found_by="subject")
+    page = Evidence("front#0", "the front was a theatre of the war", found_by="bm25")
+    v = Verifier(fake_runner, cfg)
+    verdict = v.verify("the front was a theatre of the war", (subject, page))
+    assert verdict.label == "supported"
+    assert verdict.evidence.passage_id == "front#0" and verdict.probs["entailment"] > 0.9
+    # the subject's document is still preferred when the model entails it too
+    both = Evidence("war#1", "the front was a theatre of the war they fought", found_by="subject")
+    assert v.verify("the front was a theatre of the war", (page, both)).evidence.passage_id == "war#1"
+
+
 def test_overlap_gate_skips_unrelated_windows_and_counts_them_neutral(fake_runner):
     claim = "The bridge opened in 1932."
     related, unrelated = "The bridge opened in 1932 after years of work.", "Cats sleep most of the day."
