@@ -129,8 +129,9 @@ def evidence_item(ev: Mapping[str, Any], decisive: bool, source: str = "",
             f"score {fmt_num(ev.get('score'), 2)}" if as_float(ev.get("score")) else "",
             f"found by {esc(ev.get('found_by'))}" if ev.get("found_by") else "",
             "" if url or not ev.get("url") else f"url {esc(ev.get('url'))}"]
-    # the document's name links to it (http(s) only)
-    name = (f'<a class="doc" href="{esc(url)}" rel="noopener noreferrer">{title}</a>' if url
+    # the document's name links to it (http(s) only; the page's referrer policy is
+    # no-referrer, and no link opens a new window, so no ``rel`` is needed)
+    name = (f'<a class="doc" href="{esc(url)}">{title}</a>' if url
             else f"<b>{title}</b>")
     tag = '<span class="chip decisive">deciding window</span>' if decisive else ""
     why = f' title="{esc(ev.get("why"))}"' if ev.get("why") else ""

@@ -95,11 +95,10 @@ def _badges(claims: list[tuple[int, dict[str, Any]]], anchor: str) -> str:
         shown = [(k, c) for k, c in claims if claim_status(c) != "correct"]
         rest = [(k, c) for k, c in claims if claim_status(c) == "correct"]
     parts = []
-    for k, c in shown:
+    for k, c in shown:  # the page's script titles a badge from its classes when pointed at
         v, imp = claim_status(c), c.get("importance")
-        tip = f"claim {k + 1}: {label(v)}, {label(imp)}"
         parts.append(f'<a class="cb s-{css_token(v)} imp-{css_token(imp)}" '
-                     f'href="#{anchor}-c{k}" title="{esc(tip)}">{k + 1}</a>')
+                     f'href="#{anchor}-c{k}">{k + 1}</a>')
     if rest:
         parts.append(f'<a class="cb s-correct more" href="#{anchor}-c{rest[0][0]}" '
                      f'title="{len(rest)} correct claims">+{len(rest)}</a>')

@@ -7,7 +7,7 @@ never the network. The view lives in the URL fragment, e.g.
 so a link reproduces it; a plain ``#r3-c0`` still opens that claim. Export writes the
 shown answers, in the shown order, as CSV (one line per claim) or JSON, through a ``blob:``
 download made in the page; ``offlineEvalExport("csv" | "json")`` returns (a promise of) the
-same text. Each card's body comes packed, ten cards a pack (base64 of deflated JSON, see
+same text. Each card's body comes packed, ten cards a pack (base85 of deflated JSON, see
 :func:`offline_eval.report.response.packs_html`), and is inflated with the browser's
 ``DecompressionStream`` when the card is opened, a claim is linked to, or an export needs it.
 """
@@ -111,13 +111,27 @@ JS = r"""
     if (count) { count.textContent = shown + " of " + sections.length + " shown"; }
   }
   // A card's body (claims, evidence, nuggets, metrics) and its claims' export records come
-  // packed, ten cards a pack in page order: base64 of zlib-deflated JSON in an inert
-  // octet-stream element zp-K, inflated in the page the first time one of its cards is needed
-  // (a card packed alone carries it in data-z).
-  var packs = {};
-  function unpack(b64) {
-    var bin = atob(b64.trim()), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+  // packed, ten cards a pack in page order: base85 (Python's alphabet, "<" written ".") of
+  // zlib-deflated JSON in an inert octet-stream element zp-K, inflated in the page the first
+  // time one of its cards is needed (a card packed alone carries it in data-z).
+  var packs = {}, B85 = new Int8Array(128).fill(-1);
+  "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~"
+    .split("").forEach(function (ch, v) { B85[ch.charCodeAt(0)] = v; });
+  function base85(text) {   // as Python's base64.b85decode: a short last group is padded with "~"
+    var n = text.length, bytes = new Uint8Array(Math.floor(n / 5) * 4 + Math.max(n % 5 - 1, 0));
+    for (var i = 0, o = 0; i < n; i += 5) {
+      var acc = 0;
+      for (var j = i; j < i + 5; j++) {
+        var c = j < n ? text.charCodeAt(j) : 126, v = c < 128 ? B85[c] : -1;
+        if (v < 0) { throw new Error("bad base85 at " + j); }
+        acc = acc * 85 + v;
+      }
+      for (var s = 24; s >= 0 && o < bytes.length; s -= 8) { bytes[o++] = (acc >>> s) & 255; }
+    }
+    return bytes;
+  }
+  function unpack(text) {
+    var bytes = base85(text.trim());
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Response(stream).text().then(JSON.parse);
   }
@@ -192,6 +206,17 @@ JS = r"""
   var ex = $("expand"), co = $("collapse");
   if (ex) { ex.addEventListener("click", function () { setAll(true); }); }
   if (co) { co.addEventListener("click", function () { setAll(false); }); }
+  function titleBadge(e) {   // "claim 3: incorrect, vital", read from the badge's classes
+    var a = e.target.closest ? e.target.closest("a.cb") : null;
+    if (!a || a.hasAttribute("title")) { return; }
+    var of = function (p) {
+      var c = Array.prototype.find.call(a.classList, function (x) { return x.indexOf(p) === 0; });
+      return c && c !== p + "none" ? c.slice(p.length) : "–";
+    };
+    a.title = "claim " + a.textContent + ": " + of("s-") + ", " + of("imp-");
+  }
+  document.addEventListener("mouseover", titleBadge);
+  document.addEventListener("focusin", titleBadge);
   document.addEventListener("click", function (e) {
     var a = e.target.closest ? e.target.closest("a.cb, a.wl, a.tile") : null;
     if (!a) { return; }

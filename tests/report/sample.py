@@ -159,13 +159,9 @@ def sample_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def inflated(page: str) -> str:
     """The page with every packed card body inflated in place, as the page script does."""
-    import base64
-    import json
     import re
-    import zlib
 
-    def unpack(b64: str) -> list:
-        return json.loads(zlib.decompress(base64.b64decode(b64)))
+    from offline_eval.report.response import unpacked as unpack
 
     packs = {k: unpack(b) for k, b in re.findall(
         r'<script type="application/octet-stream" id="zp-(\d+)">([^<]*)</script>', page)}

@@ -63,6 +63,7 @@ def _requested_urls(drv) -> list[str]:
 def test_report_has_no_console_errors(driver, tmp_path, grouped):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.common.action_chains import ActionChains
 
     rows = sample_rows(grouped)
     path = tmp_path / "report.html"
@@ -85,6 +86,12 @@ def test_report_has_no_console_errors(driver, tmp_path, grouped):
     driver.find_element(By.ID, "collapse").click()
     badge = driver.find_element(By.CSS_SELECTOR, "a.cb")
     target = badge.get_attribute("href").split("#")[1]
+    assert badge.get_attribute("title") in (None, "")              # titled when pointed at
+    ActionChains(driver).move_to_element(badge).perform()
+    classes = badge.get_attribute("class").split()
+    status = next(c[2:] for c in classes if c.startswith("s-"))
+    imp = next(c[4:] for c in classes if c.startswith("imp-"))
+    assert badge.get_attribute("title") == f"claim {badge.text}: {status}, {imp}"
     badge.click()                                                  # a claim badge opens its claim
     claim = _wait_for(driver, f"#{target}")                        # once its card is inflated
     assert claim.is_displayed()
@@ -321,4 +328,37 @@ def test_fragment_values_groups_and_export_order(driver, tmp_path):
     driver.get(path.as_uri() + "#sort=id")
     exported = [r["id"] for r in json.loads(_export(driver, "json"))]
     assert exported == _visible_ids(driver) == sorted(exported)
+    assert _severe(driver) == []
+
+
+def test_every_pack_inflates_whatever_its_length(driver, tmp_path):
+    """base85 ends a pack of n bytes with a short group when n is not a multiple of 4: packs
+    of every remainder inflate in the page to the bodies Python packed."""
+    import re
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from offline_eval.report.response import unpacked
+
+    rows = [{**r, "id": f"{r['id']}-{k}"} for k in range(6) for r in sample_rows(grouped=True)]
+    rows, path = _render(tmp_path, rows)
+    page = path.read_text(encoding="utf-8")
+    packs = re.findall(r'id="zp-\d+">([^<]*)<', page)
+    remainders = {len(p) % 5 for p in packs}   # 5 characters for 4 bytes: 0 or 2-4 left over
+    assert len(remainders) >= 3, remainders
+    bodies = [b for p in packs for b in unpacked(p)]
+    driver.get(path.as_uri())
+    driver.find_element(By.ID, "expand").click()
+    WebDriverWait(driver, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".zbody"))
+                                    + len(d.find_elements(By.CSS_SELECTOR, "details.body .error-box"))
+                                    == len(bodies))
+    assert driver.find_elements(By.CSS_SELECTOR, "details.body .error-box") == []
+    shown = driver.execute_script(   # the text, since opening marks the inner details open
+        "return Array.prototype.map.call(document.querySelectorAll('.zbody'),"
+        " function (z) { return z.textContent; });")
+    assert sorted(shown) == sorted(
+        driver.execute_script("var d = document.createElement('div'); return arguments[0].map("
+                              "function (h) { d.innerHTML = h; return d.textContent; });",
+                              [b["html"] for b in bodies]))
     assert _severe(driver) == []
