@@ -139,7 +139,7 @@ def main() -> None:
     finally:
         drv.quit()
     lines += ["", "Card bodies (claims, their evidence passages, nuggets, metrics) are "
-              "compressed ten cards a pack, in page order. A row's repeats sort next to each "
+              "compressed ten cards a pack, in page order (zlib, then base85). A row's repeats sort next to each "
               "other and share packs, which makes the repeated file smaller than 1,000 distinct "
               "rows would be; `MB without repeats sharing packs` replaces its packs by those of "
               "the distinct rows alone, scaled to the row count, and the size target is judged "
