@@ -49,3 +49,10 @@ def test_sharded_build_is_the_same_bytes_as_in_memory(tmp_path, monkeypatch, sha
         assert [(h.passage.id, h.score) for h in a.search(query, k=5)] == \
                [(h.passage.id, h.score) for h in b.search(query, k=5)]
     assert json.loads((tmp_path / "sharded" / "header.json").read_text())["bm25"] == whole["bm25"]
+
+
+def test_documents_are_counted_once_each(tmp_path):
+    """``n_documents`` counts distinct ids (kept as digests, not as a set of the strings)."""
+    docs = [Document("a", "lighthouse ferry"), Document("b", "harbour"), Document("a", "island"),
+            Document("é", "ferry harbour")]
+    assert write_corpus(tmp_path / "c", docs)["n_documents"] == 3
