@@ -115,7 +115,22 @@ def part_query(corpus_dir: Path, queries: list[str], one_block: bool = False) ->
     return {"load_s": load_s, "p50_cpu_ms": percentiles(cpu)["p50_ms"], **percentiles(times),
             "n_queries": len(queries), "index_mb": folder_mb(corpus_dir, arrays),
             "total_mb": folder_mb(corpus_dir), "peak_rss_mb": peak_rss_mb(),
-            "hits": digest.hexdigest()}
+            **rss_split_mb(), "hits": digest.hexdigest()}
+
+
+def rss_split_mb() -> dict[str, float]:
+    """The process's resident memory now, split into its own (anonymous) pages and the pages
+    of mapped files (the index), from /proc/self/status (empty where there is none)."""
+    try:
+        text = Path("/proc/self/status").read_text()
+    except OSError:
+        return {}
+    out = {}
+    for key, name in (("RssAnon", "rss_anon_mb"), ("RssFile", "rss_file_mb")):
+        for line in text.splitlines():
+            if line.startswith(key + ":"):
+                out[name] = int(line.split()[1]) / 1024
+    return out
 
 
 def scale(sizes: Sequence[int], n_queries: int) -> str:
