@@ -130,10 +130,12 @@ JS = r"""
     }
     return bytes;
   }
-  function unpack(text) {
-    var bytes = base85(text.trim());
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    return new Response(stream).text().then(JSON.parse);
+  function unpack(text) {   // a promise, rejected (never thrown) when the text is damaged
+    return Promise.resolve(text).then(function (t) {
+      var stream = new Blob([base85(t.trim())]).stream()
+        .pipeThrough(new DecompressionStream("deflate"));
+      return new Response(stream).text();
+    }).then(JSON.parse);
   }
   function bodyData(d) {
     if (d.hasAttribute("data-z")) {

@@ -362,3 +362,30 @@ def test_every_pack_inflates_whatever_its_length(driver, tmp_path):
                               "function (h) { d.innerHTML = h; return d.textContent; });",
                               [b["html"] for b in bodies]))
     assert _severe(driver) == []
+
+
+def test_a_damaged_pack_breaks_its_cards_only(driver, tmp_path):
+    """A pack whose text is not base85 shows its cards as "could not be unpacked"; the cards
+    of the other packs open, and the page logs no error."""
+    import re
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rows = [{**r, "id": f"{r['id']}-{k}"} for k in range(3) for r in sample_rows(grouped=True)]
+    rows, path = _render(tmp_path, rows)
+    page = path.read_text(encoding="utf-8")
+    assert len(re.findall(r'id="zp-\d+"', page)) >= 2
+    path.write_text(page.replace('id="zp-0">', 'id="zp-0">\'', 1), encoding="utf-8")
+    driver.get(path.as_uri())
+    bodies = driver.find_elements(By.CSS_SELECTOR, "details.body")
+    broken = [b for b in bodies if b.get_attribute("data-zp") == "0"]
+    driver.find_element(By.ID, "expand").click()
+    WebDriverWait(driver, 10).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "details.body .zbody, details.body .error-box"))
+        == len(bodies))
+    errors = driver.find_elements(By.CSS_SELECTOR, "details.body .error-box")
+    assert len(errors) == len(broken) > 0
+    assert all("could not be unpacked" in e.text for e in errors)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".zbody")) == len(bodies) - len(broken)
+    assert _severe(driver) == []
