@@ -147,12 +147,9 @@ class BM25Builder:
         n = len(doc_len)
         avgdl = float(doc_len.sum()) / n
         firsts = np.concatenate([[0], np.cumsum(self._shard_docs)[:-1]])  # first document
-        counts = []
-        for sh in shards:
-            c = np.zeros(n_terms, dtype=np.int64)  # a shard knows the terms seen up to it
-            c[:len(sh["indptr"]) - 1] = np.diff(sh["indptr"])
-            counts.append(c)
-        df = np.sum(counts, axis=0)
+        df = np.zeros(n_terms, dtype=np.int64)
+        for sh in shards:  # a shard knows the terms seen up to it
+            df[:len(sh["indptr"]) - 1] += np.diff(sh["indptr"])
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         np.save(folder / "indptr.npy", indptr)
@@ -160,13 +157,13 @@ class BM25Builder:
                 _NpyStream(folder / "weights.npy", np.float64, int(indptr[-1])) as out_w:
             for j0, j1 in _blocks(indptr, MERGE_POSTINGS):
                 terms, docs, tfs = [], [], []
-                for sh, c, first in zip(shards, counts, firsts):
+                for sh, first in zip(shards, firsts):
                     ip = sh["indptr"]
                     v = len(ip) - 1
                     if j0 >= v:
                         continue
                     a, b = int(ip[j0]), int(ip[min(j1, v)])
-                    terms.append(np.repeat(np.arange(j0, min(j1, v)), c[j0:min(j1, v)]))
+                    terms.append(np.repeat(np.arange(j0, min(j1, v)), np.diff(ip[j0:min(j1, v) + 1])))
                     docs.append(sh["indices"].read(a, b).astype(np.int64) + first)
                     tfs.append(sh["tf"].read(a, b))
                 t = np.concatenate(terms)

@@ -72,9 +72,9 @@ def kind_of(path: Path) -> str:
 
     if path.is_dir():
         return "folder"
-    if is_dump(path):
+    kind = SUFFIXES.get(inner_suffix(path))  # a known suffix wins over sniffing the content
+    if kind is None and is_dump(path):
         return "mediawiki"
-    kind = SUFFIXES.get(inner_suffix(path))
     if kind == "sqlite" and path.suffix.lower() in COMPRESSED:
         raise InputError("an SQLite database is read in place; decompress it first",
                          path=str(path))
@@ -244,9 +244,13 @@ def docx_text(document: object) -> str:
         rows = []
         for row in t.rows:
             cells: list[str] = []
+            seen: set[int] = set()
             for cell in row.cells:
+                if id(cell._tc) in seen:  # a merged cell is the same cell again
+                    continue
+                seen.add(id(cell._tc))
                 text = " ".join(x for x in (_block_text(b) for b in cell.iter_inner_content()) if x)
-                if text and (not cells or cells[-1] != text):  # a merged cell repeats
+                if text:
                     cells.append(text)
             if cells:
                 rows.append(" | ".join(cells))

@@ -119,11 +119,19 @@ class RunOutput:
             if self.check is not None:
                 self.check(keep_rows(self.path, every_row, rewrite=False))
             self.kept = keep_rows(self.path, self.keep)
-        if self.record is not None and self.record_at is not None:
-            write_record(self.record_at, self.record)
+        # a new run empties the output, durably, before its record replaces the old one: old
+        # rows never sit beside a record that does not describe them
         self._fh = self.path.open("a" if self.resume else "w", encoding="utf-8")
         self._sync = True
+        os.fsync(self._fh.fileno())
         fsync_dir(self.path.parent)  # the output's own entry, before any row relies on it
+        if self.record is not None and self.record_at is not None:
+            try:
+                write_record(self.record_at, self.record)
+            except BaseException:
+                self._fh.close()
+                self._fh = None
+                raise
         return self
 
     def _compare_record(self) -> None:

@@ -180,3 +180,30 @@ def test_a_damaged_output_is_a_clear_error(tmp_path, stop_after, monkeypatch, ca
     capsys.readouterr()
     assert _run("decompose", inp, out, "--resume") == 2
     assert "out.jsonl:2: not a row this command wrote" in capsys.readouterr().err
+
+
+def test_a_new_run_empties_the_output_before_its_record_replaces_the_old(tmp_path, monkeypatch):
+    """Old rows never sit beside a record that does not describe them: when the new record
+    is written the output is already empty, and a failure writing it leaves the old record
+    (with the output emptied, a resume then starts from the first row)."""
+    import offline_eval.io.resume as resume
+
+    out = tmp_path / "out.jsonl"
+    with RunOutput(out, {"model": "A"}) as w:
+        w.write([{"id": "1"}, {"id": "2"}])
+    seen = []
+    real = resume.write_record
+    monkeypatch.setattr(resume, "write_record",
+                        lambda path, record: (seen.append(out.read_text()), real(path, record))[1])
+    with RunOutput(out, {"model": "B"}) as w:
+        w.write([{"id": "3"}])
+    assert seen == [""]
+
+    def fail(path, record):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(resume, "write_record", fail)
+    with pytest.raises(OSError):
+        RunOutput(out, {"model": "C"}).__enter__()
+    assert out.read_text() == ""
+    assert json.loads(resume.record_beside(out).read_text()) == {"model": "B"}

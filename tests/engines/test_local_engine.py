@@ -188,7 +188,7 @@ def test_each_batch_is_fsynced_once_and_a_resume_rewrite_too(tmp_path, monkeypat
     out = tmp_path / "o.jsonl"
     run_local(weighted_items(), Pipeline([ToyClaims(0.0), MetricsStage(), Audit()]), out,
               score_row, batch_size=3, batch_chars=60, progress=False)
-    assert len(synced) == 1 + 4            # the folder, then each of the 4 batches
+    assert len(synced) == 2 + 4            # the emptied output and its folder, then 4 batches
     synced.clear()
     assert len(complete_ids(out)) == 7
     assert synced == []                    # nothing to drop: the file is left as it is

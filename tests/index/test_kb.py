@@ -161,9 +161,9 @@ def test_docx_tables_are_read_in_document_order(tmp_path):
     d.mkdir()
     doc = docx.Document()
     doc.add_paragraph("The island's ferries, by year of service:")
-    t = doc.add_table(rows=3, cols=3)
+    t = doc.add_table(rows=4, cols=3)
     for r, cells in enumerate([("Ship", "Entered service", "Cars"), ("Marta", "2011", "40"),
-                               ("Ilse", "1987", "")]):
+                               ("Ilse", "1987", ""), ("Nora", "40", "40")]):
         for c, text in enumerate(cells):
             t.cell(r, c).text = text
     t.cell(2, 1).merge(t.cell(2, 2))  # a merged cell is read once
@@ -173,4 +173,19 @@ def test_docx_tables_are_read_in_document_order(tmp_path):
     text = next(iter(DocumentReader(d))).text
     assert text.split("\n\n") == ["The island's ferries, by year of service:",
                                   "Ship | Entered service | Cars", "Marta | 2011 | 40",
-                                  "Ilse | 1987 (retired)", "The lighthouse is 42 metres tall."]
+                                  "Ilse | 1987 (retired)", "Nora | 40 | 40",  # equal cells both
+                                  "The lighthouse is 42 metres tall."]
+
+
+def test_a_known_suffix_wins_over_a_mediawiki_look(tmp_path):
+    from offline_eval.index.kb import kind_of
+
+    p = tmp_path / "docs.jsonl"
+    p.write_text('{"id": "a", "text": "An export starts with <mediawiki xmlns=...>."}\n')
+    assert kind_of(p) == "jsonl"
+    gz = tmp_path / "export.xml.jsonl.gz"
+    gz.write_bytes(b"")
+    assert kind_of(gz) == "jsonl"
+    dump = tmp_path / "enwiki-pages-articles1.xml-p1p41242.bz2"
+    dump.write_bytes(b"")
+    assert kind_of(dump) == "mediawiki"
