@@ -146,7 +146,8 @@ def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob,
     to_row = partial(_score_row, undecided=opts.undecided, group_by=job.group_by or "group")
     with RunOutput(rows_path if output != "-" else None, record, resume=resume,
                    record_at=record_path(output, job.engine), keep=scored_ok,
-                   check=lambda done: check_resume(done, items, str(rows_path))) as out:
+                   check=lambda done: check_resume(done, items, str(rows_path)),
+                   collect=True) as out:
         stats = engine.run(specs, items, (input_path, fmt[0]), out, to_row)
     lines = out.streamed if out.path is None else \
         rows_path.read_text(encoding="utf-8").splitlines()

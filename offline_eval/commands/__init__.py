@@ -69,11 +69,14 @@ def write(command: RowCommand, input_path: str | os.PathLike[str],
     record = {"command": command.name, "input_sha256": sha256_file(Path(input_path)),
               "options": {**compared(options),
                           **{f"model:{k}": v for k, v in command.models(options).items()}}}
-    with RunOutput(output, record, resume=resume) as out:
-        done = [str(r["id"]) for r in out.kept]
-        if done != [command.row_id(r) for r in parsed[:len(done)]]:
+    def first_rows(rows: list[dict[str, Any]]) -> None:  # before the output is touched
+        ids = [str(r["id"]) for r in rows]
+        if ids != [command.row_id(r) for r in parsed[:len(ids)]]:
             raise InputError("--resume: the rows already written are not the first rows of the "
                              "input; run with --overwrite to start again", path=str(output))
+
+    with RunOutput(output, record, resume=resume, check=first_rows) as out:
+        done = [str(r["id"]) for r in out.kept]
         if done:
             print(f"offline-eval: resuming after {len(done)} finished row(s)", file=sys.stderr)
         size = max(1, int(getattr(options, "batch_size", 32)))

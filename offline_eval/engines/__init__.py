@@ -16,6 +16,7 @@ from typing import Any, Protocol, Sequence
 
 from offline_eval.engines.local import DEFAULT_BATCH_CHARS, RowFn
 from offline_eval.engines.spec import StageSpec
+from offline_eval.errors import InputError
 from offline_eval.io.resume import RunOutput
 from offline_eval.types import Item
 
@@ -79,7 +80,9 @@ class RayEngine:
             out: RunOutput, to_row: RowFn) -> Any:
         from offline_eval.engines.ray_engine import native_input, run_ray
 
-        assert out.path is not None
+        if out.path is None:
+            raise InputError("--engine ray writes its rows into a folder: give -o OUT_DIR, "
+                             "not standard output")
         folder = out.path.parent
         return run_ray(native_input(source[0], str(folder), source[1]), specs, folder, to_row,
                        address=self.address, actors=self.actors,

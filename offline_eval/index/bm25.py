@@ -140,8 +140,9 @@ class BM25Builder:
             self._write_shard()
         # the shards' postings are read a block at a time with plain reads, not memory-mapped:
         # mapped pages, once read, count in the process's memory until the kernel reclaims them
-        shards = [{"indptr": np.load(d / "indptr.npy"), "indices": _NpyReader(d / "indices.npy"),
-                   "tf": _NpyReader(d / "tf.npy")} for d in self._shards]
+        # (so are their indptr arrays, each as long as the vocabulary at that shard)
+        shards = [{k: _NpyReader(d / f"{k}.npy") for k in ("indptr", "indices", "tf")}
+                  for d in self._shards]
         n_terms = len(self.vocab)
         doc_len = np.frombuffer(self._all_lens, dtype=np.int64)
         n = len(doc_len)
@@ -149,7 +150,7 @@ class BM25Builder:
         firsts = np.concatenate([[0], np.cumsum(self._shard_docs)[:-1]])  # first document
         df = np.zeros(n_terms, dtype=np.int64)
         for sh in shards:  # a shard knows the terms seen up to it
-            df[:len(sh["indptr"]) - 1] += np.diff(sh["indptr"])
+            df[:sh["indptr"].n - 1] += np.diff(sh["indptr"].read(0, sh["indptr"].n))
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         np.save(folder / "indptr.npy", indptr)
@@ -158,12 +159,12 @@ class BM25Builder:
             for j0, j1 in _blocks(indptr, MERGE_POSTINGS):
                 terms, docs, tfs = [], [], []
                 for sh, first in zip(shards, firsts):
-                    ip = sh["indptr"]
-                    v = len(ip) - 1
+                    v = sh["indptr"].n - 1
                     if j0 >= v:
                         continue
-                    a, b = int(ip[j0]), int(ip[min(j1, v)])
-                    terms.append(np.repeat(np.arange(j0, min(j1, v)), np.diff(ip[j0:min(j1, v) + 1])))
+                    ip = sh["indptr"].read(j0, min(j1, v) + 1)  # this block's terms
+                    a, b = int(ip[0]), int(ip[-1])
+                    terms.append(np.repeat(np.arange(j0, min(j1, v)), np.diff(ip)))
                     docs.append(sh["indices"].read(a, b).astype(np.int64) + first)
                     tfs.append(sh["tf"].read(a, b))
                 t = np.concatenate(terms)
@@ -174,8 +175,8 @@ class BM25Builder:
         np.save(folder / "idf.npy", _idf(df, n, p))
         np.save(folder / "doc_len.npy", doc_len.astype(np.int32))
         for sh in shards:
-            sh["indices"].close()
-            sh["tf"].close()
+            for reader in sh.values():
+                reader.close()
         del shards
         import shutil
         for d in self._shards:

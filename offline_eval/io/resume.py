@@ -75,13 +75,15 @@ class RunOutput:
     Attributes:
         kept: the rows a resume kept, in file order (empty without ``resume``).
         written: rows written by this run.
-        streamed: on standard output, the lines written (the caller may need the rows).
+        streamed: on standard output with ``collect``, the lines written (for a caller that
+            needs the rows afterwards; otherwise nothing is held).
     """
 
     def __init__(self, path: str | os.PathLike[str] | None, record: Mapping[str, Any] | None,
                  *, resume: bool = False, record_at: Path | None = None,
                  keep: Keep = every_row,
-                 check: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+                 check: Callable[[list[dict[str, Any]]], None] | None = None,
+                 collect: bool = False) -> None:
         stream = path in (None, "-") or str(path) in _STDOUT
         self.path = None if stream else Path(path)  # type: ignore[arg-type]
         if self.path is not None and self.path.suffix.lower() in COMPRESSED:
@@ -89,6 +91,7 @@ class RunOutput:
                              "the output .jsonl and compress it when the run is done",
                              path=str(path))
         self.record, self.resume, self.keep, self.check = record, resume, keep, check
+        self.collect = collect
         self.streamed: list[str] = []
         self.record_at = record_at if record_at is not None or self.path is None \
             else record_beside(self.path)
@@ -175,7 +178,7 @@ class RunOutput:
         self._fh.flush()
         if self._sync:
             os.fsync(self._fh.fileno())  # the batch survives a crash of the machine too
-        elif self.path is None:
+        elif self.path is None and self.collect:
             self.streamed.extend(lines)
         self.written += len(lines)
 

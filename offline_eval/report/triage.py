@@ -117,7 +117,7 @@ def claim_record(c: Mapping[str, Any]) -> dict[str, Any]:
 def view_records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One record per row for the page script: what it sorts and filters on and the
     answer's fields of the export (``sev`` is the card's place worst first); the claims'
-    fields are packed with each card's body (:func:`~offline_eval.report.response.packed_body`)."""
+    fields are packed with each card's body (:func:`~offline_eval.report.response.card_body`)."""
     keys = [(severity_key(r) if r.get("status") != "error" else (3, -1, 0, 0, str(r.get("id"))),
              i) for i, r in enumerate(rows)]
     rank = {i: n for n, (_, i) in enumerate(sorted(keys))}

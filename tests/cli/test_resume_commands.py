@@ -207,3 +207,27 @@ def test_a_new_run_empties_the_output_before_its_record_replaces_the_old(tmp_pat
         RunOutput(out, {"model": "C"}).__enter__()
     assert out.read_text() == ""
     assert json.loads(resume.record_beside(out).read_text()) == {"model": "B"}
+
+
+def test_a_refused_resume_leaves_output_and_record_as_they_were(tmp_path, stop_after, monkeypatch):
+    """Rows that are not the first rows of the input refuse the resume before the output is
+    cut or the record is written again."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS["verify"]))
+    out = tmp_path / "out.jsonl"
+    assert main(["verify", str(src), "-o", str(out)]) == 0
+    rows = out.read_text().splitlines()
+    out.write_text("\n".join(rows[1:] + rows[1:2]) + '\n{"id": "torn')  # reordered, duplicated, torn
+    before, record = out.read_bytes(), (tmp_path / "out.jsonl.run.json").read_bytes()
+    assert main(["verify", str(src), "-o", str(out), "--resume"]) != 0
+    assert out.read_bytes() == before
+    assert (tmp_path / "out.jsonl.run.json").read_bytes() == record
+
+
+def test_standard_output_holds_no_rows_unless_asked(capsys):
+    with RunOutput(None, None) as w:
+        w.write([{"id": "1"}])
+    assert w.streamed == [] and '"id": "1"' in capsys.readouterr().out.replace('"id":"1"', '"id": "1"')
+    with RunOutput(None, None, collect=True) as w:
+        w.write([{"id": "1"}])
+    assert len(w.streamed) == 1
