@@ -18,6 +18,7 @@ from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import METHODS
 from offline_eval.decomposition.base import DECOMPOSERS, GRANULARITIES, check_granularity
 from offline_eval.engines.spec import StageSpec
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.measures.report import UNDECIDED_POLICIES
 from offline_eval.options import make, option
 from offline_eval.runners.base import BACKENDS, DEVICES
@@ -52,6 +53,10 @@ class ScoreOptions:
         comprehensiveness: ``nli`` | ``qa`` | ``direct`` for items with references, or None
             (``"none"``) to skip it.
         comprehensiveness_facts: ``vital`` | ``all``, the facts comprehensiveness checks.
+        source_chars: nuggets and comprehensiveness facts come from at most this many
+            characters of a row's references, those that share a word with its query, most
+            relevant first (:func:`~offline_eval.io.focus.query_sources`; 0: every reference).
+            The verify stage reads every reference.
     """
 
     corpus: str | None = option("wiki-vital", "corpus name or folder")
@@ -82,6 +87,10 @@ class ScoreOptions:
                                            "skips it)", choices=(*METHODS, "none"))
     comprehensiveness_facts: str = option("vital", "facts comprehensiveness checks (default "
                                           "vital: the key fact per source)", choices=FACT_SETS)
+    source_chars: int = option(SOURCE_CHARS, "nuggets and comprehensiveness facts come from at "
+                               "most this many characters of a row's references, those that "
+                               "share a word with its query, most relevant first (0: every "
+                               "reference; verify reads them all)", minimum=0)
 
     def __post_init__(self) -> None:
         if self.comprehensiveness == "none":
@@ -182,9 +191,11 @@ def score_specs(o: ScoreOptions) -> list[StageSpec]:
         # nuggets from the item's references (RAG mode); items without references get none
         StageSpec("offline_eval.stages.nuggets.v1", _clean(
             {"model": o.nli_model, "backend": o.backend, "device": o.device,
-             "batch_size": o.batch_size}), uses_model=True, uses_gpu=True),
+             "batch_size": o.batch_size, "source_chars": o.source_chars}),
+            uses_model=True, uses_gpu=True),
         *([StageSpec("offline_eval.stages.comprehensiveness.v1", _clean(
             {"method": o.comprehensiveness, "facts": o.comprehensiveness_facts,
+             "source_chars": o.source_chars,
              "decomposer": "syntactic", "model": o.nli_model,
              "backend": o.backend, "device": o.device, "batch_size": o.batch_size}),
             uses_model=True, uses_gpu=True)] if o.comprehensiveness else []),

@@ -14,6 +14,7 @@ from offline_eval.commands import RowCommand
 from offline_eval.coverage.api import Parsed, read_rows
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import METHODS
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.options import option
 from offline_eval.runners.base import BACKENDS, DEVICES
 
@@ -27,6 +28,9 @@ class ComprehensivenessOptions:
     facts: str = option("vital", "vital (default): per source, the key fact that answers the "
                         "query, conflicting answers being separate viewpoints; all: every "
                         "query-relevant fact, weighted by importance", choices=FACT_SETS)
+    source_chars: int = option(SOURCE_CHARS, "facts come from at most this many characters of "
+                               "a row's references, those that share a word with its query, "
+                               "most relevant first (0: all of them)", minimum=0)
     nli_model: str | None = option(None, "NLI model name or folder (default: the embedded one)")
     backend: str | None = option(None, "NLI runtime (default: the model's measured default)",
                                  choices=BACKENDS)
@@ -49,7 +53,7 @@ def compute(rows: Sequence[Parsed], o: ComprehensivenessOptions) -> Iterator[dic
 
     entail = load_entailer(o.nli_model, o.backend, o.device, o.batch_size)
     decompose = None if o.method == "direct" else load_decomposer()
-    yield from evaluate_rows(rows, o.method, entail, decompose, o.facts)
+    yield from evaluate_rows(rows, o.method, entail, decompose, o.facts, o.source_chars)
 
 
 COMMAND = RowCommand("comprehensiveness", ComprehensivenessOptions, read_rows,

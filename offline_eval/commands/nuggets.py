@@ -12,6 +12,7 @@ from typing import Any, Iterator, Sequence
 
 from offline_eval.commands import RowCommand, chunks
 from offline_eval.decomposition.base import DECOMPOSERS
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.options import option
 from offline_eval.types import Item, ResponseResult
 
@@ -28,6 +29,10 @@ class NuggetsOptions:
     k: int = option(5, "corpus passages per query", flag="-k", positive=True)
     support: bool = option(True, "skip grading the response (no support, no recall)",
                            flag="--no-support")
+    source_chars: int = option(SOURCE_CHARS, "nuggets come from at most this many characters "
+                               "of a row's references (or corpus passages), those that share a "
+                               "word with its query, most relevant first (0: all of them)",
+                               minimum=0)
     batch_size: int = option(16, "rows per batch (rows do not depend on it)", positive=True,
                              compared=False)
 
@@ -65,7 +70,8 @@ def stage(o: NuggetsOptions) -> Any:
     if o.corpus:
         from offline_eval.index.searcher import open_corpus
         corpus = open_corpus(o.corpus)
-    builder = default_builder(NuggetConfig(max_nuggets=o.max_nuggets), o.decomposer)
+    builder = default_builder(NuggetConfig(max_nuggets=o.max_nuggets,
+                                           source_chars=o.source_chars), o.decomposer)
     return Nuggets(builder, corpus=corpus, k=o.k, support=o.support)
 
 

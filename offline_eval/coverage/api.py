@@ -10,6 +10,7 @@ from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Dec
                                                     Entail, comprehensiveness,
                                                     entailer_from_runner)
 from offline_eval.errors import InputError
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.io.jsonl import ReferencesField, get_field
 
 if TYPE_CHECKING:
@@ -99,20 +100,22 @@ def read_rows(items: Any) -> list[Parsed]:
 
 
 def evaluate_rows(rows: Sequence[Parsed], method: str, entail: Entail,
-                  decompose: Decompose | None = None,
-                  facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
-    """The coverage row of each parsed row (:func:`read_rows`), in order."""
+                  decompose: Decompose | None = None, facts: str = DEFAULT_FACTS,
+                  source_chars: int = SOURCE_CHARS) -> Iterator[dict[str, Any]]:
+    """The coverage row of each parsed row (:func:`read_rows`), in order (``source_chars``:
+    see :func:`~offline_eval.coverage.methods.comprehensiveness`)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     for rid, query, sources, response in rows:
-        cov = comprehensiveness(query, sources, response, method, entail, decompose, facts)
+        cov = comprehensiveness(query, sources, response, method, entail, decompose, facts,
+                                source_chars=source_chars)
         yield coverage_row(rid, cov)
 
 
 def evaluate(path: str | os.PathLike[str], method: str, entail: Entail,
-             decompose: Decompose | None = None,
-             facts: str = DEFAULT_FACTS) -> Iterator[dict[str, Any]]:
+             decompose: Decompose | None = None, facts: str = DEFAULT_FACTS,
+             source_chars: int = SOURCE_CHARS) -> Iterator[dict[str, Any]]:
     """Validate every row, then yield its coverage row (``facts``: ``vital`` | ``all``)."""
-    return evaluate_rows(read_rows(path), method, entail, decompose, facts)
+    return evaluate_rows(read_rows(path), method, entail, decompose, facts, source_chars)

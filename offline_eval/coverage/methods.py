@@ -28,7 +28,9 @@ score is ``Σ w(fact)·covered / Σ w(fact)``.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -37,7 +39,8 @@ from offline_eval.coverage.align import (answer_question, response_answers, same
 from offline_eval.coverage.facts import (BM25_PARAMS, FACT_SETS, Decompose, SourceFact,
                                                   answer_spans, extract_facts)
 from offline_eval.index.bm25 import BM25Params
-from offline_eval.types import Coverage, Fact
+from offline_eval.io.focus import SOURCE_CHARS, query_sources
+from offline_eval.types import Coverage, Fact, Reference
 
 Entail = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 METHODS = ("nli", "qa", "direct")
@@ -93,16 +96,46 @@ def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,
     return [next(fallback) if o is None else o for o in out]
 
 
+#: Recent :func:`extract_facts` results, by their inputs: the answers of several systems to
+#: one query (``score --group-by``) share their facts, built once.
+_FACTS: "OrderedDict[tuple[Any, ...], list[SourceFact]]" = OrderedDict()
+_FACTS_LOCK = threading.Lock()
+FACTS_MEMO = 64
+
+
+def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompose | None,
+              facts: str, bm25: BM25Params) -> list[SourceFact]:
+    """:func:`extract_facts`, remembered for the last :data:`FACTS_MEMO` inputs (the same
+    decomposer object, the same facts)."""
+    key = (query, tuple(sources), decompose, facts, bm25)
+    with _FACTS_LOCK:
+        found = _FACTS.get(key)
+        if found is not None:
+            _FACTS.move_to_end(key)
+            return found
+    found = extract_facts(query, sources, decompose, facts, bm25)
+    with _FACTS_LOCK:
+        _FACTS[key] = found
+        while len(_FACTS) > FACTS_MEMO:
+            _FACTS.popitem(last=False)
+    return found
+
+
 def comprehensiveness(query: str, sources: Sequence[tuple[str, str]], response: str,
                       method: str, entail: Entail, decompose: Decompose | None = None,
-                      facts: str = DEFAULT_FACTS, bm25: BM25Params = BM25_PARAMS) -> Coverage:
+                      facts: str = DEFAULT_FACTS, bm25: BM25Params = BM25_PARAMS,
+                      source_chars: int = SOURCE_CHARS) -> Coverage:
     """Coverage of the sources' facts (``facts``: ``vital`` | ``all``; ``bm25``: see
-    :func:`~offline_eval.coverage.facts.extract_facts`) by ``response``."""
+    :func:`~offline_eval.coverage.facts.extract_facts`) by ``response``. The facts come from
+    at most ``source_chars`` characters of the sources, those most relevant to the query
+    (:func:`~offline_eval.io.focus.query_sources`; 0: every source)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
-    found = extract_facts(query, sources, None if method == "direct" else decompose, facts, bm25)
+    sources = [(r.id, r.text) for r in
+               query_sources([Reference(sid, text) for sid, text in sources], query, source_chars)]
+    found = _facts_of(query, sources, None if method == "direct" else decompose, facts, bm25)
     if not found:
         return Coverage(method, None, reason="the sources hold no fact relevant to the query")
     plain = [sf.fact for sf in found]

@@ -22,6 +22,11 @@ from typing import Sequence
 
 from offline_eval.types import Reference
 
+#: Characters of a row's references that its nuggets and comprehensiveness facts are built
+#: from (:func:`query_sources`; ``score --source-chars``): the parts most relevant to the
+#: query. The verify stage reads every reference.
+SOURCE_CHARS = 5_000
+
 
 def _window(text: str, start: int, end: int, budget: int) -> tuple[int, int]:
     """The span of at most ``budget`` characters around ``[start, end)``, no word cut.
@@ -117,3 +122,25 @@ def focus_references(refs: Sequence[Reference], query: str, response: str, budge
                      f"({sum(len(r.text) for r in kept.values()):,} characters, "
                      f"--max-references-chars {budget:,})")
     return tuple(kept[i] for i in sorted(kept)), notes
+
+
+def query_sources(refs: Sequence[Reference], query: str,
+                  budget: int = SOURCE_CHARS) -> tuple[Reference, ...]:
+    """The references that an item's nuggets and comprehensiveness facts are built from,
+    ranked against the query alone (a fact the answer should hold is not chosen for what
+    the answer says): those that share a word with the query (all of them when none does),
+    then :func:`focus_references` within ``budget`` characters. With ``budget`` 0, every
+    reference.
+
+    >>> refs = (Reference("a", "Paris is the capital of France. " * 4), Reference("b", "Cats purr."))
+    >>> [r.id for r in query_sources(refs, "What is the capital of France?", 140)]
+    ['a']
+    >>> [r.id for r in query_sources(refs, "What is the capital of France?", 0)]
+    ['a', 'b']
+    """
+    if budget <= 0:
+        return tuple(refs)
+    best = _best_passages(refs, query, "")
+    if any(s > 0 for s, _, _ in best.values()):
+        refs = [r for i, r in enumerate(refs) if best.get(i, (0.0, 0, 0))[0] > 0]
+    return focus_references(refs, query, "", budget)[0]

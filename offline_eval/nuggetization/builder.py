@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
+from offline_eval.io.focus import SOURCE_CHARS, query_sources
 from offline_eval.types import Nugget, NuggetSupport, Reference
 
 if TYPE_CHECKING:
@@ -63,11 +64,15 @@ class NuggetConfig:
         max_nuggets: cap per item (AutoNuggetizer uses 30).
         dedupe_threshold: cosine (MiniLM) at or above which two facts are one nugget.
         keep_less_important: keep facts the ranker calls less-important (as okay).
+        source_chars: nuggets come from at most this many characters of an item's
+            references, those most relevant to its query
+            (:func:`~offline_eval.io.focus.query_sources`; 0: every reference).
     """
 
     max_nuggets: int = 30
     dedupe_threshold: float = 0.9
     keep_less_important: bool = False
+    source_chars: int = SOURCE_CHARS
 
 
 class NuggetBuilder:
@@ -91,14 +96,21 @@ class NuggetBuilder:
                    references: Sequence[Sequence[Reference]]) -> list[tuple[Nugget, ...]]:
         """Nuggets per query, most important first."""
         from offline_eval.importance.ranker import RankRequest
+        references = [query_sources(refs, q, self.config.source_chars)
+                      for q, refs in zip(queries, references)]
         jobs = [(q, r) for q, refs in zip(queries, references) for r in refs]
         facts_per_ref = iter(self.decompose([(q, r.text) for q, r in jobs]) if jobs else [])
         pools: list[list[tuple[str, str]]] = []
         for refs in references:
             pools.append([(f, r.id) for r in refs for f in next(facts_per_ref)])
+        # one embedding call for every pool: a fixed-batch vector depends on its text alone,
+        # and a call per item would fill up a part-empty batch of each width per item
+        texts = list(dict.fromkeys(f for pool in pools for f, _ in pool))
+        row = {t: i for i, t in enumerate(texts)}
+        every = self.embedder.predict(texts) if texts else np.zeros((0, 1))
         merged: list[list[tuple[str, tuple[str, ...]]]] = []
         for pool in pools:
-            vecs = self.embedder.predict([f for f, _ in pool]) if pool else np.zeros((0, 1))
+            vecs = every[[row[f] for f, _ in pool]] if pool else np.zeros((0, 1))
             merged.append([(pool[c[0]][0], tuple(dict.fromkeys(pool[i][1] for i in c)))
                            for c in dedupe(vecs, self.config.dedupe_threshold)])
         rankings = self.ranker.rank_many([RankRequest(q, tuple(f for f, _ in m))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import DEFAULT_FACTS, METHODS, comprehensiveness
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.types import ResponseResult
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class Comprehensiveness:
         entail: ``pairs -> P(entailment)``; default: the NLI model named by ``model``.
         decomposer: the claim decomposer that splits reference sentences into facts.
         model, backend, device, batch_size: the NLI model (as for the verify stage).
+        source_chars: the facts come from at most this many characters of the references,
+            those most relevant to the query (0: every reference).
     """
 
     name = "offline_eval.stages.comprehensiveness.v1"
@@ -45,12 +48,13 @@ class Comprehensiveness:
     def __init__(self, method: str = "qa", entail: Entail | None = None, decomposer: str = "syntactic",
                  model: str | None = None, backend: str | None = None,
                  device: str | None = None, batch_size: int = 32,
-                 facts: str = DEFAULT_FACTS) -> None:
+                 facts: str = DEFAULT_FACTS, source_chars: int = SOURCE_CHARS) -> None:
         if method not in METHODS:
             raise ValueError(f"unknown comprehensiveness method {method!r}; valid: {', '.join(METHODS)}")
         if facts not in FACT_SETS:
             raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
         self.method, self.decomposer, self.facts = method, decomposer, facts
+        self.source_chars = source_chars
         self.model, self.backend, self.device, self.batch_size = model, backend, device, batch_size
         self._entail, self._decompose = entail, None
 
@@ -71,6 +75,6 @@ class Comprehensiveness:
                 self._decompose = load_decomposer(self.decomposer)
             cov = comprehensiveness(rec.item.query, [(r.id, r.text) for r in refs],
                                     rec.item.response, self.method, self._entail, self._decompose,
-                                    self.facts)
+                                    self.facts, source_chars=self.source_chars)
             out.append(replace(rec, comprehensiveness=cov))
         return out

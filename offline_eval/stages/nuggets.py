@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.nuggetization.builder import NuggetBuilder, NuggetConfig, nugget_supports
 from offline_eval.types import Reference, ResponseResult
 
@@ -48,6 +49,9 @@ class Nuggets:
         support: grade support at all.
         model, backend, device, batch_size: the NLI model for support (as for the verify
             stage, whose loaded model it shares).
+        source_chars: for the default builder, nuggets come from at most this many
+            characters of the references, those most relevant to the query (0: every
+            reference; a given ``builder`` keeps its own setting).
     """
 
     name = "offline_eval.stages.nuggets.v1"
@@ -57,8 +61,10 @@ class Nuggets:
     def __init__(self, builder: NuggetBuilder | None = None, verifier: Verifier | None = None,
                  corpus: SearchIndex | None = None, k: int = 5, support: bool = True,
                  model: str | None = None, backend: str | None = None,
-                 device: str | None = None, batch_size: int = 32) -> None:
+                 device: str | None = None, batch_size: int = 32,
+                 source_chars: int = SOURCE_CHARS) -> None:
         self._builder, self._verifier = builder, verifier
+        self.source_chars = source_chars
         self.batch_size = batch_size
         self.corpus, self.k, self.support = corpus, k, support
         self.model, self.backend, self.device = model, backend, device
@@ -75,7 +81,7 @@ class Nuggets:
         if not any(refs):
             return list(batch)
         if self._builder is None:
-            self._builder = default_builder()
+            self._builder = default_builder(NuggetConfig(source_chars=self.source_chars))
         built = self._builder.build_many([r.item.query for r in batch], refs)
         out = []
         for rec, nuggets in zip(batch, built):
