@@ -146,6 +146,27 @@ def child(inp: str, backend: str, device: str, out: str, batch: int = 32,
                       "stages": times}))
 
 
+def budget_effect(default: str, every: str) -> str:
+    """What the reference budget changed in one run's rows: the fields (metrics by name) that
+    differ between the rows at the default ``--source-chars`` and with every reference."""
+    a = [json.loads(x) for x in default.splitlines() if x.strip()]
+    b = [json.loads(x) for x in every.splitlines() if x.strip()]
+    fields: set[str] = set()
+    same = 0
+    for x, y in zip(a, b):
+        same += x == y
+        for k in x.keys() | y.keys():
+            if k == "metrics" and x.get(k) != y.get(k):
+                fields |= {f"metrics.{m}" for m in (x.get(k) or {}).keys() | (y.get(k) or {}).keys()
+                           if (x.get(k) or {}).get(m) != (y.get(k) or {}).get(m)}
+            elif x.get(k) != y.get(k):
+                fields.add(k)
+    return (f"The budget's effect on the Factcheck-GPT rows, both runs above: {same} of {len(a)} "
+            "rows are the same bytes with and without it; the others differ in "
+            + (", ".join(f"`{f}`" for f in sorted(fields)) or "nothing")
+            + "; every other field (`claims` holds the verdicts and evidence) is the same.")
+
+
 def _shape(path: Path) -> tuple[int, float, float]:
     rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     refs = [r.get("references") or [] for r in rows]
@@ -189,8 +210,10 @@ def main() -> int:
                     print(proc.stderr[-3000:], file=sys.stderr)
                     return 1
                 runs.append((name, backend, json.loads(proc.stdout.strip().splitlines()[-1])))
+                runs[-1][2]["out"] = (Path(tmp) / f"{k}-{backend}.jsonl").read_text(encoding="utf-8")
                 print(runs[-1][:2], runs[-1][2]["rps"], flush=True)
     load = os.getloadavg()[0]
+    outs = {name: r.pop("out") for name, _, r in runs if name.startswith("RAG")}
     corpus = runs[0][2]
     lines = ["## End to end (`offline-eval score`)", "",
              f"`benchmarks/end_to_end.py`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -235,6 +258,9 @@ def main() -> int:
                                  f"{100 * worst:.0f}% at worst ({'met' if worst >= 0.5 else 'not met'})")
               + "; peak RSS of every run " + ("within" if all(
                   r["rss_mb"] <= 2048 for _, _, r in runs) else "over") + " 2 GB."]
+    every = [name for name in outs if name.endswith(EVERY_REFERENCE)]
+    if every:
+        lines += ["", budget_effect(outs[every[0].removesuffix(EVERY_REFERENCE)], outs[every[0]])]
     if not args.no_write:
         write_section("\n".join(lines), "end_to_end" if args.device == "cpu" else f"end_to_end_{args.device}")
     print("\n".join(lines))

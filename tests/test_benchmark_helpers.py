@@ -50,3 +50,30 @@ def test_the_gpu_script_runs_on_cpu(tmp_path):
     assert out["device"] == "cpu" and local["n"] == 3 and local["failed"] == 0
     assert local["rps"] > 0 and "offline_eval.stages.verify.v1" in local["stages"]
     assert "| local |" in proc.stdout and "Target: >= 200 responses/s" in proc.stdout
+
+
+def test_rag_sources_mixes_each_questions_contexts_among_the_others():
+    sys.path.insert(0, str(BENCH))
+    from rag_sources import distracted
+    rows = [{"question": q, "context1_self_contained": f"{q} one", "context2_self_contained": f"{q} two"}
+            for q in ("A?", "B?", "C?", "A?")]
+    mixed = distracted(rows)
+    assert list(mixed) == ["A?", "B?", "C?"]
+    for q, srcs in mixed.items():
+        ids = [sid for sid, _ in srcs]
+        assert len(ids) == len(set(ids)) == 6 and {"c1", "c2"} <= set(ids)
+        assert dict(srcs)["c1"] == f"{q} one" and dict(srcs)["c2"] == f"{q} two"
+        assert sorted(t for sid, t in srcs if sid.startswith("d")) == sorted(
+            f"{o} {n}" for o in mixed if o != q for n in ("one", "two"))
+    assert distracted(rows) == mixed                 # the same order every run
+
+
+def test_end_to_end_names_the_fields_the_reference_budget_changed():
+    sys.path.insert(0, str(BENCH))
+    from end_to_end import budget_effect
+    a = [{"id": "1", "claims": [1], "metrics": {"p": 1, "r": 0.5}, "nuggets": [1]},
+         {"id": "2", "claims": [2], "metrics": {"p": 1, "r": 1}, "nuggets": []}]
+    b = [{"id": "1", "claims": [1], "metrics": {"p": 1, "r": 0.2}, "nuggets": [2]}, a[1]]
+    text = budget_effect("\n".join(map(json.dumps, a)), "\n".join(map(json.dumps, b)))
+    assert text.startswith("The budget's effect on the Factcheck-GPT rows, both runs above: 1 of 2 rows")
+    assert "differ in `metrics.r`, `nuggets`;" in text

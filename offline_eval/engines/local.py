@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from offline_eval.errors import InputError, StageError
-from offline_eval.io.resume import RunOutput, keep_rows
+from offline_eval.io.resume import RunOutput
 from offline_eval.pipeline import Pipeline, StageHook
 from offline_eval.progress import RunProgress
 from offline_eval.types import Item, ResponseResult
@@ -51,17 +51,12 @@ def scored_ok(row: Mapping[str, Any]) -> bool:
     return row.get("status") == "ok"
 
 
-def complete_ids(path: Path) -> set[str]:
-    """Ids of complete rows in an existing output; rewrites the file without the rest
-    (:func:`~offline_eval.io.resume.keep_rows`, atomically)."""
-    return {str(r["id"]) for r in keep_rows(path, scored_ok)}
-
-
-def check_resume(rows: Sequence[Mapping[str, Any]] | Path, items: Sequence[Item],
+def check_resume(rows: Sequence[Mapping[str, Any]], items: Sequence[Item],
                  path: str | None = None) -> None:
     """Refuse to resume into an output that was written from other input.
 
-    Each complete row of the output (``rows``, or the file ``rows``) must have the id of an
+    Each complete row of the output (``rows``, as :func:`~offline_eval.io.resume.keep_rows`
+    read them from ``path``) must have the id of an
     item of ``items`` and, where the row records them, the same query, response and date:
     otherwise the resumed output would mix rows of two inputs (rows for ids no longer there
     would be kept and summarised, and an edited response would keep its old scores).
@@ -69,9 +64,6 @@ def check_resume(rows: Sequence[Mapping[str, Any]] | Path, items: Sequence[Item]
     Raises:
         InputError: naming the output, how many rows differ and one example of each kind.
     """
-    if isinstance(rows, Path):
-        path = str(rows)
-        rows = keep_rows(rows, scored_ok, rewrite=False)
     by_id = {str(it.id): it for it in items}
     stale: list[str] = []
     changed: list[str] = []

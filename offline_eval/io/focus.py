@@ -1,13 +1,15 @@
 """An item's references kept within a size budget, the parts most relevant kept.
 
-RAG mode builds nuggets and comprehensiveness facts from every sentence of an item's
-references, so its time grows with their size. Past :attr:`Limits.references_chars
+Two budgets use it. RAG mode verifies claims against an item's references, so its time
+grows with their size. Past :attr:`Limits.references_chars
 <offline_eval.io.items.Limits>` characters in all (``--max-references-chars``), the
 references are ranked by BM25 against the query and the answer (a reference's score is
 its best passage's) and kept, most relevant first, while they fit, in their given order; a
 reference longer than what is left of the budget is cut to the window around its best
 passage. Each cut is said in a warning that names the row. Within the budget, nothing
-changes.
+changes. The nuggets and comprehensiveness facts then come from far fewer characters,
+:data:`SOURCE_CHARS` by default (:func:`query_sources`): the references that share a word
+with the query, ranked against the query alone.
 
 >>> from offline_eval.types import Reference
 >>> refs = (Reference("a", "Paris is the capital of France. " * 4), Reference("b", "Cats purr. " * 4))

@@ -192,6 +192,10 @@ def keep_rows(path: Path, keep: Keep = every_row, rewrite: bool = True) -> list[
     """The complete rows of ``path`` that ``keep`` accepts, each id once, in file order; the
     file is rewritten without the rest (atomically, fsynced with its folder) when there is
     any, and a torn last line (a kill mid-write) is dropped (``rewrite=False``: only read).
+    From the first line that holds a NUL byte on, the file is torn too: a row never holds
+    one (JSON escapes it), and a crash of the machine leaves zero-filled blocks where the
+    unsynced last batch was, possibly before rows of that batch that did reach the disk
+    (those are computed again).
 
     Raises:
         InputError: a line before the last that is not a row (a JSON object with an
@@ -200,8 +204,10 @@ def keep_rows(path: Path, keep: Keep = every_row, rewrite: bool = True) -> list[
     if not path.is_file():
         return []
     data = path.read_bytes()
-    lines = data.split(b"\n")
-    tail = lines.pop()  # after the last newline: empty, or a torn line
+    nul = data.find(b"\0")
+    body = data if nul < 0 else data[:data.rfind(b"\n", 0, nul) + 1]
+    lines = body.split(b"\n")
+    tail = lines.pop() + data[len(body):]  # after the last good newline: empty, or torn
     rows: list[dict[str, Any]] = []
     kept: list[bytes] = []
     seen: set[str] = set()

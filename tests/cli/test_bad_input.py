@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from offline_eval.cli import main
-from offline_eval.engines.local import check_resume
+from offline_eval.engines.local import check_resume, scored_ok
+from offline_eval.io.resume import keep_rows
 from offline_eval.errors import InputError
 from offline_eval.types import Item
 
@@ -131,11 +132,12 @@ def test_resume_refuses_an_output_written_from_other_input(tmp_path):
             {"id": "c", "status": "error"}]
     write(out, rows)
     same = [Item("a", "q", "r1"), Item("b", "q", "r2"), Item("c", "q", "r3")]
-    check_resume(out, same)  # matching rows (and an error row, to be redone): fine
+    check_resume(keep_rows(out, scored_ok, rewrite=False), same)  # matching rows (and an error row, to be redone): fine
     with pytest.raises(InputError, match=r"1 row\(s\) for ids not in the input \(e.g. 'b'\)"):
-        check_resume(out, same[:1])
+        check_resume(keep_rows(out, scored_ok, rewrite=False), same[:1])
     with pytest.raises(InputError, match=r"1 row\(s\) scored from another query, response or date"):
-        check_resume(out, [Item("a", "q", "r1 edited"), same[1]])
+        check_resume(keep_rows(out, scored_ok, rewrite=False),
+                     [Item("a", "q", "r1 edited"), same[1]])
 
 
 def test_verify_and_search_refuse_empty_text(tmp_path, capsys):

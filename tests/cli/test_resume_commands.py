@@ -182,6 +182,24 @@ def test_a_damaged_output_is_a_clear_error(tmp_path, stop_after, monkeypatch, ca
     assert "out.jsonl:2: not a row this command wrote" in capsys.readouterr().err
 
 
+def test_a_zero_filled_region_is_torn_and_its_rows_computed_again(tmp_path, stop_after,
+                                                                  monkeypatch):
+    # a crash of the machine leaves zeros where the unsynced last batch was, maybe before
+    # some of its rows that reached the disk: from the first NUL on, the file is torn
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in ROWS["decompose"]))
+    whole = tmp_path / "whole.jsonl"
+    assert _run("decompose", inp, whole) == 0
+    out = tmp_path / "out.jsonl"
+    stop_after(3)
+    assert _run("decompose", inp, out) == 130
+    monkeypatch.undo()
+    first, second, third = out.read_text().splitlines()[:3]
+    out.write_bytes(f"{first}\n".encode() + b"\0" * 300 + f"{third}\n".encode())
+    assert _run("decompose", inp, out, "--resume") == 0
+    assert out.read_bytes() == whole.read_bytes()
+
+
 def test_a_new_run_empties_the_output_before_its_record_replaces_the_old(tmp_path, monkeypatch):
     """Old rows never sit beside a record that does not describe them: when the new record
     is written the output is already empty, and a failure writing it leaves the old record

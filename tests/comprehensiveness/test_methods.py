@@ -7,7 +7,7 @@ import json
 import pytest
 
 from offline_eval.text import query_words
-from offline_eval.coverage.api import evaluate
+from offline_eval.coverage.api import evaluate, load_decomposer
 from offline_eval.coverage.methods import comprehensiveness, extract_facts
 from offline_eval.errors import InputError
 
@@ -74,3 +74,30 @@ def test_rows_have_the_documented_shape(tmp_path):
     assert set(row) == {"id", "method", "score", "reason", "covered", "missing"}
     assert all(set(m) == {"fact", "source_ids", "importance"} for m in row["missing"])
     assert 0.0 < row["score"] < 1.0
+
+
+def test_a_source_that_shares_no_query_word_is_no_viewpoint_unless_every_source_is_read():
+    # the decomposer resolves "It" to the query's topic ("Ada Byron was rebuilt in 1837."),
+    # so without the source filter this off-topic sentence becomes a relevant fact of its
+    # own: a viewpoint ("1837") that no answer about Ada Byron covers
+    off = ("s9", "It was rebuilt in 1837.")
+    answer = "Ada Byron published her notes on the Analytical Engine in 1843."
+    decompose = load_decomposer()
+    focused = comprehensiveness(Q, [("s1", S1), off], answer, "qa", lexical, decompose)
+    every = comprehensiveness(Q, [("s1", S1), off], answer, "qa", lexical, decompose,
+                              source_chars=0)
+    assert focused.score == 1.0 and not focused.missing
+    assert every.score == 0.5 and [f.source_ids for f in every.missing] == [("s9",)]
+
+
+def test_the_facts_of_one_query_and_sources_are_built_once():
+    calls = []
+
+    def decompose(query, sentence):
+        calls.append(sentence)
+        return [sentence]
+
+    srcs = [("s1", S1), ("s2", S2)]
+    for answer in ("It was 1843.", "It was 1842.", "It was 1843 or 1842."):
+        comprehensiveness(Q, srcs, answer, "qa", lexical, decompose)
+    assert len(calls) == len({*calls}) == 3     # the three sentences, once

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from offline_eval.engines.local import batches, complete_ids, run_local
+from offline_eval.engines.local import batches, run_local, scored_ok
+from offline_eval.io.resume import keep_rows
 from offline_eval.errors import InputError
 from offline_eval.io.items import read_items
 from offline_eval.io.rows import score_row
@@ -23,6 +24,11 @@ from tests.engines.toy_run import ToyClaims
 
 TOY = Path(__file__).with_name("toy_run.py")
 
+
+
+def ids_kept(path):
+    """Ids of the rows a resume keeps (scored ones); the file is rewritten without the rest."""
+    return {str(r["id"]) for r in keep_rows(path, scored_ok)}
 
 def make_input(tmp_path, n=12, explode=None):
     rows = []
@@ -81,7 +87,7 @@ def test_failing_row_gets_error_row_and_run_goes_on(tmp_path):
 def test_resume_retries_error_rows(tmp_path):
     out = tmp_path / "o.jsonl"
     out.write_text('{"id":"a","status":"ok"}\n{"id":"b","status":"error"}\n{"id":"a","status":"ok"}\n')
-    assert complete_ids(out) == {"a"}
+    assert ids_kept(out) == {"a"}
     assert out.read_text() == '{"id":"a","status":"ok"}\n'
 
 
@@ -190,11 +196,11 @@ def test_each_batch_is_fsynced_once_and_a_resume_rewrite_too(tmp_path, monkeypat
               score_row, batch_size=3, batch_chars=60, progress=False)
     assert len(synced) == 2 + 4            # the emptied output and its folder, then 4 batches
     synced.clear()
-    assert len(complete_ids(out)) == 7
+    assert len(ids_kept(out)) == 7
     assert synced == []                    # nothing to drop: the file is left as it is
     with out.open("a") as fh:
         fh.write('{"id":"z","status":"error"}\n{"id": "to')  # an error row, a torn line
-    assert len(complete_ids(out)) == 7
+    assert len(ids_kept(out)) == 7
     assert len(synced) == 2                # the rewritten file, then its folder
 
 

@@ -103,3 +103,18 @@ def test_notes_name_the_reference_as_given(tmp_path):
     assert item.warnings[1].startswith("references[1] cut from 4,537 characters")
     (ref,) = item.references
     assert len(ref.text) <= 500 and "1874" in ref.text
+
+
+def test_query_sources_drop_references_that_share_no_query_word_then_keep_the_budget():
+    from offline_eval.io.focus import query_sources
+    refs = [Reference("tides", _filler(1)),
+            Reference("varn", "The Lighthouse of Varn was completed in 1874 by the harbour board."),
+            Reference("fares", _filler(2)),
+            Reference("keeper", "Its first keeper at Varn was Ida Holm, who lit the lamp each night.")]
+    assert [r.id for r in query_sources(refs, Q, 10_000)] == ["varn", "keeper"]
+    # ranked by the query alone: the answer plays no part
+    assert [r.id for r in query_sources(refs, Q, 80)] == ["varn"]
+    assert query_sources(refs, Q, 0) == tuple(refs)            # 0: every reference
+    # when no reference shares a word with the query, the budget alone decides
+    plain = [Reference("tides", _filler(1)), Reference("fares", _filler(2))]
+    assert [r.id for r in query_sources(plain, Q, 10_000)] == ["tides", "fares"]

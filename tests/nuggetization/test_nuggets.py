@@ -113,3 +113,33 @@ def test_cli_nuggets_rows(tmp_path, embedder):
     assert rows[0]["nuggets"][0]["support"] == "support"
     assert rows[0]["metrics"]["vital_recall"]["value"] == 1.0
     assert rows[1] == {"id": "2", "nuggets": [], "reason": "no references (and no --corpus to retrieve from)"}
+
+
+class CountingEmbedder:
+    """The bag-of-words embedder, counting its calls."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, []
+
+    def predict(self, texts):
+        self.calls.append(list(texts))
+        return self.inner.predict(texts)
+
+
+def test_every_pool_of_a_batch_is_embedded_in_one_call_with_the_same_nuggets(embedder):
+    other = (Reference("r3", "Acme moved to Ohio in 1980. Ohio is a state."),)
+    counting = CountingEmbedder(embedder)
+    together = builder(counting).build_many(["who founded Acme", "where is Acme"], [REFS, other])
+    assert len(counting.calls) == 1
+    apart = [builder(embedder).build_many([q], [r])[0]
+             for q, r in (("who founded Acme", REFS), ("where is Acme", other))]
+    assert together == apart
+
+
+def test_nuggets_come_from_the_references_that_share_a_word_with_the_query(embedder):
+    refs = REFS + (Reference("r9", "Tides rise twice a day. Ferries run hourly."),)
+    (focused,) = builder(embedder, keep_less_important=True).build_many(["who founded Acme"], [refs])
+    assert focused and all("r9" not in n.source_ids for n in focused)
+    (every,) = builder(embedder, keep_less_important=True,
+                       source_chars=0).build_many(["who founded Acme"], [refs])
+    assert any("r9" in n.source_ids for n in every)
