@@ -148,7 +148,7 @@ def score(items: "str | os.PathLike[str] | Iterable[Any]", options: ScoreOptions
     >>> score([], corpus_name="x")
     Traceback (most recent call last):
     ...
-    TypeError: unknown option 'corpus_name'; valid: corpus, decomposer, granularity, decomposer_model, nli_model, backend, device, batch_size, k, retrieval, home, gamma, undecided, comprehensiveness, comprehensiveness_facts
+    TypeError: unknown option 'corpus_name'; valid: corpus, decomposer, granularity, decomposer_model, nli_model, backend, device, batch_size, k, retrieval, home, gamma, undecided, comprehensiveness, comprehensiveness_facts, source_chars
     """
     from offline_eval.engines.local import run_batch
     from offline_eval.engines.spec import build_pipeline

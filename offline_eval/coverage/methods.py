@@ -108,6 +108,10 @@ def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompo
     """:func:`extract_facts`, remembered for the last :data:`FACTS_MEMO` inputs (the same
     decomposer object, the same facts)."""
     key = (query, tuple(sources), decompose, facts, bm25)
+    try:
+        hash(key)
+    except TypeError:   # a decomposer that cannot be a key: built each time
+        return extract_facts(query, sources, decompose, facts, bm25)
     with _FACTS_LOCK:
         found = _FACTS.get(key)
         if found is not None:
