@@ -166,7 +166,8 @@ def scale(sizes: Sequence[int], n_queries: int) -> str:
     return "\n".join([
         "## Retrieval at scale (`benchmarks/retrieval.py --scale`)", "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu_description()}, "
-        f"{os.cpu_count()} cores, nothing else running. Synthetic corpora as in `retrieval` "
+        f"{os.cpu_count()} cores (the 1-minute load average at the start of each size is its "
+        "last column). Synthetic corpora as in `retrieval` "
         "(100-200 words a passage, Zipf over 100 stopwords and 300,000 pseudo-words), one "
         "passage a document, built from JSONL by `build_corpus` (what `corpus build --from` "
         "runs: chunk, tokenise, index; postings held one shard at a time, then merged) in one "
