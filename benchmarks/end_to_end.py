@@ -162,7 +162,7 @@ def budget_effect(default: str, every: str) -> str:
             elif x.get(k) != y.get(k):
                 fields.add(k)
     return (f"The budget's effect on the Factcheck-GPT rows, both runs above: {same} of {len(a)} "
-            "rows are the same bytes with and without it; the others differ in "
+            "row(s) are the same rows (parsed, field by field) with and without it; the others differ in "
             + (", ".join(f"`{f}`" for f in sorted(fields)) or "nothing")
             + "; every other field (`claims` holds the verdicts and evidence) is the same.")
 
