@@ -75,5 +75,5 @@ def test_end_to_end_names_the_fields_the_reference_budget_changed():
          {"id": "2", "claims": [2], "metrics": {"p": 1, "r": 1}, "nuggets": []}]
     b = [{"id": "1", "claims": [1], "metrics": {"p": 1, "r": 0.2}, "nuggets": [2]}, a[1]]
     text = budget_effect("\n".join(map(json.dumps, a)), "\n".join(map(json.dumps, b)))
-    assert text.startswith("The budget's effect on the Factcheck-GPT rows, both runs above: 1 of 2 rows")
+    assert text.startswith("The budget's effect on the Factcheck-GPT rows, both runs above: 1 of 2 row(s) are the same")
     assert "differ in `metrics.r`, `nuggets`;" in text
