@@ -85,8 +85,7 @@ def main() -> int:
 
     t_start = time.perf_counter()
     budgets = [int(b) for b in args.budgets.split(",")]
-    if SOURCE_CHARS not in budgets:
-        budgets.append(SOURCE_CHARS)
+    budgets += [b for b in (0, SOURCE_CHARS) if b not in budgets]   # the baseline, the default
     rows = [json.loads(line) for line in DATA.open()]
     gold = gold_labels(rows)
     noisy = distracted(rows)

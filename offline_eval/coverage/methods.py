@@ -104,20 +104,25 @@ FACTS_MEMO = 64
 
 
 def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompose | None,
-              facts: str, bm25: BM25Params) -> list[SourceFact]:
-    """:func:`extract_facts`, remembered for the last :data:`FACTS_MEMO` inputs (the same
-    decomposer object, the same facts)."""
-    key = (query, tuple(sources), decompose, facts, bm25)
+              facts: str, bm25: BM25Params, source_chars: int) -> list[SourceFact]:
+    """:func:`extract_facts` of the sources :func:`~offline_eval.io.focus.query_sources`
+    keeps, remembered for the last :data:`FACTS_MEMO` inputs (the same decomposer object,
+    the same facts)."""
+    def build() -> list[SourceFact]:
+        kept = query_sources([Reference(sid, text) for sid, text in sources], query, source_chars)
+        return extract_facts(query, [(r.id, r.text) for r in kept], decompose, facts, bm25)
+
+    key = (query, tuple(sources), decompose, facts, bm25, source_chars)
     try:
         hash(key)
     except TypeError:   # a decomposer that cannot be a key: built each time
-        return extract_facts(query, sources, decompose, facts, bm25)
+        return build()
     with _FACTS_LOCK:
         found = _FACTS.get(key)
         if found is not None:
             _FACTS.move_to_end(key)
             return found
-    found = extract_facts(query, sources, decompose, facts, bm25)
+    found = build()
     with _FACTS_LOCK:
         _FACTS[key] = found
         while len(_FACTS) > FACTS_MEMO:
@@ -137,9 +142,8 @@ def comprehensiveness(query: str, sources: Sequence[tuple[str, str]], response: 
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
-    sources = [(r.id, r.text) for r in
-               query_sources([Reference(sid, text) for sid, text in sources], query, source_chars)]
-    found = _facts_of(query, sources, None if method == "direct" else decompose, facts, bm25)
+    found = _facts_of(query, sources, None if method == "direct" else decompose, facts, bm25,
+                      source_chars)
     if not found:
         return Coverage(method, None, reason="the sources hold no fact relevant to the query")
     plain = [sf.fact for sf in found]
