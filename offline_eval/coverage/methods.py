@@ -28,6 +28,8 @@ score is ``Σ w(fact)·covered / Σ w(fact)``.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
@@ -112,7 +114,8 @@ def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompo
         kept = query_sources([Reference(sid, text) for sid, text in sources], query, source_chars)
         return extract_facts(query, [(r.id, r.text) for r in kept], decompose, facts, bm25)
 
-    key = (query, tuple(sources), decompose, facts, bm25, source_chars)
+    digest = hashlib.sha256(json.dumps([query, [list(s) for s in sources]]).encode()).digest()
+    key = (digest, decompose, facts, bm25, source_chars)   # a digest: the texts are not held
     try:
         hash(key)
     except TypeError:   # a decomposer that cannot be a key: built each time

@@ -188,6 +188,14 @@ class RunOutput:
         self._fh = None
 
 
+def _is_row(raw: bytes) -> bool:
+    try:
+        row = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and "id" in row
+
+
 def keep_rows(path: Path, keep: Keep = every_row, rewrite: bool = True) -> list[dict[str, Any]]:
     """The complete rows of ``path`` that ``keep`` accepts, each id once, in file order; the
     file is rewritten without the rest (atomically, fsynced with its folder) when there is
@@ -208,6 +216,12 @@ def keep_rows(path: Path, keep: Keep = every_row, rewrite: bool = True) -> list[
     body = data if nul < 0 else data[:data.rfind(b"\n", 0, nul) + 1]
     lines = body.split(b"\n")
     tail = lines.pop() + data[len(body):]  # after the last good newline: empty, or torn
+    if nul >= 0 and rewrite:
+        after = sum(1 for raw in data[nul:].split(b"\n") if _is_row(raw.lstrip(b"\0")))
+        warnings.warn(f"{path}:{len(lines) + 1}: zero-filled from here on (the machine stopped "
+                      f"mid-write); the rows from this line on are computed again"
+                      + (f", {after} complete one(s) after the zeros included" if after else ""),
+                      UserWarning, stacklevel=2)
     rows: list[dict[str, Any]] = []
     kept: list[bytes] = []
     seen: set[str] = set()

@@ -183,7 +183,7 @@ def test_a_damaged_output_is_a_clear_error(tmp_path, stop_after, monkeypatch, ca
 
 
 def test_a_zero_filled_region_is_torn_and_its_rows_computed_again(tmp_path, stop_after,
-                                                                  monkeypatch):
+                                                                  monkeypatch, capsys):
     # a crash of the machine leaves zeros where the unsynced last batch was, maybe before
     # some of its rows that reached the disk: from the first NUL on, the file is torn
     inp = tmp_path / "in.jsonl"
@@ -196,8 +196,13 @@ def test_a_zero_filled_region_is_torn_and_its_rows_computed_again(tmp_path, stop
     monkeypatch.undo()
     first, second, third = out.read_text().splitlines()[:3]
     out.write_bytes(f"{first}\n".encode() + b"\0" * 300 + f"{third}\n".encode())
+    capsys.readouterr()
     assert _run("decompose", inp, out, "--resume") == 0
     assert out.read_bytes() == whole.read_bytes()
+    # the rows dropped after the zeros are said, with the line where the zeros start
+    assert ("out.jsonl:2: zero-filled from here on (the machine stopped mid-write); the rows "
+            "from this line on are computed again, 1 complete one(s) after the zeros included"
+            in " ".join(capsys.readouterr().err.split()))
 
 
 def test_a_new_run_empties_the_output_before_its_record_replaces_the_old(tmp_path, monkeypatch):

@@ -101,3 +101,7 @@ def test_the_facts_of_one_query_and_sources_are_built_once():
     for answer in ("It was 1843.", "It was 1842.", "It was 1843 or 1842."):
         comprehensiveness(Q, srcs, answer, "qa", lexical, decompose)
     assert len(calls) == len({*calls}) == 3     # the three sentences, once
+    comprehensiveness(Q, [("s1", S1), ("s2", S2 + " ")], "It was 1843.", "qa", lexical, decompose)
+    assert len(calls) == 6                      # other sources: built again
+    from offline_eval.coverage import methods   # the memo keys on a digest, not on the texts
+    assert not any(S1 in str(key) for key in methods._FACTS)
