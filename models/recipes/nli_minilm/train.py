@@ -79,6 +79,7 @@ def main() -> None:
               max_length=args.max_length)
     ids = enc["input_ids"]
     tts = enc.get("token_type_ids")
+    typed = getattr(model.config, "type_vocab_size", 0) > 0   # as offline_eval's runners feed it
     tgt = [LABELS.index(r["label"]) if r["label"] in LABELS else (10 if r["label"] == "supported" else 11) for r in rows]
     rng = random.Random(args.seed)
     plan = []
@@ -128,8 +129,8 @@ def main() -> None:
                 tt[r, :n] = torch.tensor(tts[i])
         y = torch.tensor([tgt[i] for i in bidx])
         with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=args.bf16 and device == "cuda"):
-            logits = model(input_ids=x.to(device), attention_mask=m.to(device),
-                           token_type_ids=tt.to(device)).logits.float()
+            types = {"token_type_ids": tt.to(device)} if typed else {}  # MPNet has none
+            logits = model(input_ids=x.to(device), attention_mask=m.to(device), **types).logits.float()
         logp = torch.log_softmax(logits, -1)
         three = y < 3
         loss_terms = []
