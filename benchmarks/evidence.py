@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "benchmarks" / "data" / "probe" / "claims.jsonl"
@@ -89,20 +89,25 @@ def retrieve(index: Any, mode: str, claim: str, query: str, rerank: Any) -> list
     return [h.to_evidence() for h in hits]
 
 
-def flagged(claim: str, verdict: Any) -> bool:
-    """Contradicted, or audited incorrect (the guideline audit of the claim as a core claim)."""
+def flagged(claim: str, verdict: Any, evidence: Sequence[Any]) -> bool:
+    """Contradicted, or audited incorrect (the guideline audit of the claim as a core claim,
+    with its evidence, as ``score`` audits it)."""
     from offline_eval.audit.rules import audit_claim
     from offline_eval.types import Claim
 
     if verdict.label == "contradicted":
         return True
-    return audit_claim(Claim("c", claim, verdict=verdict), core=True).verdict == "incorrect"
+    c = Claim("c", claim, verdict=verdict, evidence=tuple(evidence))
+    return audit_claim(c, core=True).verdict == "incorrect"
 
 
 def probe(index: Any, verifier: Any, rows: list[dict[str, Any]], mode: str,
           rerank: Any) -> dict[str, Any]:
     t0 = time.process_time()
     rerank.cache.clear()  # each mode pays for its own embeddings
+    vectors = getattr(rerank.embedder, "_vectors", None)  # the embedder's own text cache too
+    if vectors is not None:
+        vectors.clear()
     evidence = [retrieve(index, mode, r["claim"], r["query"], rerank) for r in rows]
     ms = (time.process_time() - t0) / len(rows) * 1000
     judged = verifier.judge([(r["claim"], ev) for r, ev in zip(rows, evidence)])
@@ -111,7 +116,7 @@ def probe(index: Any, verifier: Any, rows: list[dict[str, Any]], mode: str,
     at5 = sum(any(e.doc_id == r["subject"] for e in ev) for r, ev in zip(rows, evidence)) / n
     other = nodoc = 0
     tp = fn = tn = fp = caught = wrong_flag = 0
-    for r, j in zip(rows, judged):
+    for r, j, ev in zip(rows, judged, evidence):
         v = j.verdict
         if v.label in ("supported", "contradicted", "inconclusive") and v.evidence is not None:
             doc = v.evidence.doc_id
@@ -120,10 +125,10 @@ def probe(index: Any, verifier: Any, rows: list[dict[str, Any]], mode: str,
         sup = v.label == "supported"
         if r["label"] == "true":
             tp, fn = tp + sup, fn + (not sup)
-            wrong_flag += flagged(r["claim"], v)
+            wrong_flag += flagged(r["claim"], v, ev)
         else:
             fp, tn = fp + sup, tn + (not sup)
-            caught += flagged(r["claim"], v)
+            caught += flagged(r["claim"], v, ev)
     n_true, n_false = tp + fn, tn + fp
     return {"recall@1": at1, "recall@5": at5, "decided_by_other": other / n,
             "no_doc": nodoc / n, "ba": (tp / n_true + tn / n_false) / 2,

@@ -50,6 +50,7 @@ _CONNECT = frozenset("of de da di del della du von van der den la le al bin ibn 
                      "on upon".split())
 _PREPS = frozenset("in at on from to by with during after before near for into under since "
                    "until between against like via about across".split())
+_DETERMINERS = frozenset("the a an his her its their this that these those".split())
 _GENERIC_HEAD = frozenset("river lake mount mountains desert sea ocean island islands city "
                           "falls bay strait peninsula canal".split())
 _GENERIC_FIRST = frozenset("mount lake".split())
@@ -227,7 +228,7 @@ class Linker:
             if not word[:1].isupper():
                 i += 1
                 continue
-            prep = i > 0 and toks[i - 1][1].lower() in _PREPS
+            prep = _after_prep(toks, i)
             n = self._longest(text, toks, i)
             if n == 1 and word.rstrip(".").lower() in self.common and not word.isupper():
                 n = 0  # "Home to ...", "the City of Light": a common word, not a name (WHO is)
@@ -316,6 +317,37 @@ class Linker:
         names = self.names(doc_id)
         return any(m.key in names for m in self.mentions(text) if m.key is not None)
 
+
+
+def _after_prep(toks: Sequence[tuple[int, str]], i: int) -> bool:
+    """True when the name at token ``i`` is in a prepositional phrase: a preposition before
+    it, past the phrase's determiners and capitalised words ("in the Valley of Mexico", "on
+    the Mexican Central Plateau"), so that it is not taken for the claim's subject. An "of"
+    between capitalised words is inside the phrase; after a common noun it is not ("the
+    capital of France": France may be the subject).
+
+    >>> toks = lambda t: [(m.start(), m.group()) for m in _TOKEN.finditer(t)]
+    >>> t = toks("Set in the Valley of Mexico on the Mexican Central Plateau, Mexico City lies high.")
+    >>> [w for j, (_, w) in enumerate(t) if w[0].isupper() and _after_prep(t, j)]
+    ['Valley', 'Mexico', 'Mexican', 'Central', 'Plateau']
+    >>> t = toks("In 1990 Nelson Mandela was freed.")
+    >>> _after_prep(t, 2)
+    False
+    >>> t = toks("The capital of France is Paris.")
+    >>> _after_prep(t, 3)
+    False
+    """
+    def inside(j: int) -> bool:  # a word of the phrase: "the", "Mexican", the "of" of "Valley of"
+        w = toks[j][1]
+        return (w.lower() in _DETERMINERS or w[:1].isupper()
+                or (w == "of" and j > 0 and toks[j - 1][1][:1].isupper()))
+
+    j = i - 1
+    while j >= 0 and inside(j):
+        if toks[j][1].lower() in _PREPS:  # "In the ..." at the start of a sentence
+            return True
+        j -= 1
+    return j >= 0 and toks[j][1].lower() in _PREPS
 
 def lead_names(lead: str) -> list[str]:
     """The names a lead paragraph gives its subject in its first sentence.

@@ -170,6 +170,11 @@ class VectorCache:
             while len(self._d) > self.SIZE:
                 self._d.popitem(last=False)
 
+    def clear(self) -> None:
+        """Forget every vector (a benchmark that times each configuration from cold)."""
+        with self._lock:
+            self._d.clear()
+
 
 class TextEmbedder:
     """Shared batching of the embedding runners: batches sorted by token count, dynamic

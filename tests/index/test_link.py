@@ -59,6 +59,11 @@ def test_the_subject_is_not_a_name_after_a_preposition_nor_a_possessor():
     assert L.subject("In Paris, Marie Curie studied physics.").doc_id == "Marie Curie"
     assert L.subject("Alfred Hitchcock's Psycho is a horror film.").doc_id == "Psycho (1960 film)"
     assert L.subject("Alfred Hitchcock directed Psycho.").doc_id == "Alfred Hitchcock"
+    # the phrase's determiners and names stand between: "in the Blue Nile", "of the Sun"
+    assert L.subject("After the Blue Nile trip of 1890, Pierre Curie was a physicist."
+                     ).doc_id == "Pierre Curie"
+    assert L.subject("With the Sun far away, Mars is cold.").doc_id == "Mars"
+    assert L.subject("The capital of Australia is Canberra.").doc_id == "Australia"  # a noun's "of"
 
 
 def test_an_unknown_first_name_links_nothing_rather_than_a_later_one():
