@@ -83,6 +83,10 @@ class VerifyConfig:
             ``contradicted`` instead; so is one where a passage titled with another name of
             the claim (the passage about its subject) names Y after the same two words
             (see :mod:`offline_eval.nli.substitution`).
+        align_names: the name rule also reads a word alignment of the claim with each
+            passage sentence, so the frame may differ in articles and in words away from the
+            slot ("was an American actress" against "was a British actress"); False keeps the
+            letter-for-letter frame alone (the rule before 2026-12-07).
     """
 
     support: float = 0.5
@@ -100,6 +104,7 @@ class VerifyConfig:
     coverage_windows: int = 5
     check_numbers: bool = True
     check_names: bool = True
+    align_names: bool = True
     combiner: Combiner | None = None
 
     def with_overrides(self, **kw: Any) -> "VerifyConfig":

@@ -175,7 +175,7 @@ def apply_rules(claim: str, s: "ClaimScores", passages: Sequence[Evidence], verd
         if v is not verdict:
             return v
     if cfg.check_names:
-        return _check_names(claim, verdict, passages)
+        return _check_names(claim, verdict, passages, cfg.align_names)
     return verdict
 
 
@@ -197,7 +197,7 @@ def _check_numbers(claim: str, verdict: Verdict, about: Sequence[Evidence]) -> V
                    compared=Compared("number", q, tuple(found)))
 
 
-def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
+def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence], align: bool = True) -> Verdict:
     """Supported, but the deciding window names Y in the claim's slot for X, or a passage
     titled with another name of the claim does: contradicted, naming both."""
     from offline_eval.nli.substitution import find_substitution
@@ -208,7 +208,7 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence]) -> 
     others = [e for e in passages if e.title and e.passage_id != deciding.passage_id
               and not e.passage_id.startswith("assembled:")]
     for ev, anchored_only in [(deciding, False)] + [(e, True) for e in others]:
-        sub = find_substitution(claim, ev.text, title=ev.title, anchored_only=anchored_only)
+        sub = find_substitution(claim, ev.text, title=ev.title, anchored_only=anchored_only, align=align)
         if sub is not None:
             return Verdict("contradicted", dict(verdict.probs), ev, rule="names",
                            reason=f"the claim names {sub.claim_name!r} where the evidence "

@@ -14,7 +14,7 @@ Regex-based and deterministic (no spaCy), like :mod:`offline_eval.text`.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from offline_eval.text import STOPWORDS
 
@@ -22,6 +22,10 @@ __all__ = ["Substitution", "find_substitution"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,.]*|[^\sA-Za-z\d]")
 _END = frozenset({".", "!", "?"})
+_ARTICLES = frozenset({"a", "an", "the"})
+_MATCHED = 3  # content words of the claim the sentence must share, beside the slot
+_SLOT = 4  # at most this many words on either side of a substituted slot
+_SPELLING = 0.8  # two names this alike, letter for letter, are one name spelt two ways
 _CONNECT = frozenset({"of", "the", "de", "la", "von", "van", "and", "del", "du", "der"})
 
 
@@ -53,7 +57,7 @@ def _names(toks: list[str]) -> list[tuple[int, int]]:
 
 
 def find_substitution(claim: str, passage: str, context: int = 2, title: str | None = None,
-                      anchored_only: bool = False) -> Substitution | None:
+                      anchored_only: bool = False, align: bool = True) -> Substitution | None:
     """The first name of ``claim`` that ``passage`` replaces in the same frame, or None.
 
     With ``title`` (the name of what the passage is about, e.g. a Wikipedia article's
@@ -64,6 +68,9 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     after the slot must match too, unless the claim's sentence ends with the name and the
     passage names another name of the claim ("Marie Curie was born in Paris." against "Marie
     Curie was born in Warsaw in 1867"). ``anchored_only`` checks only names the title anchors.
+    ``align`` (the default) then tries the same test on a word alignment of the claim with
+    each sentence of the passage (:func:`_aligned`); False keeps the letter-for-letter frame
+    alone (the rule before 2026-12-07, kept for the benchmarks' comparison).
 
     >>> find_substitution("The buffalo is native to Asia, where it is common.",
     ...                   "The buffalo is native to Sub-Saharan Africa, where it roams.")
@@ -85,6 +92,10 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     >>> find_substitution("Hamlet was written by Christopher Marlowe.",
     ...                   "Macbeth is a tragedy written by William Shakespeare in 1600.") is None
     True
+    >>> find_substitution("Audrey Hepburn was an American actress and humanitarian.",
+    ...                   "Audrey Hepburn was a British actress and humanitarian. The American Film "
+    ...                   "Institute ranked her.")
+    Substitution(claim_name='American', passage_name='British')
     """
     ct, pt = _WORD.findall(claim), _WORD.findall(passage)
     plow = [t.lower() for t in pt]
@@ -121,5 +132,79 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
             ends = right in _END and shares  # the claim ends after the name: any right edge
             if not anchored and right is not None and not ends and (pe >= len(pt) or plow[pe] != right):
                 continue
+            if not _spelt_apart(" ".join(ct[s:e]), " ".join(pt[ps:pe])):
+                continue
             return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
+    if not align or (anchored_only and not any(" ".join(ct[a:b]).lower() == about for a, b in names)):
+        return None
+    return _aligned(ct, pt, missing)
+
+
+def _is_name_part(tok: str) -> bool:
+    return _is_cap(tok) or tok.lower() in _CONNECT or tok in ("-", ",")
+
+
+def _aligned(ct: list[str], pt: list[str], missing: Callable[[str], bool]) -> Substitution | None:
+    """The frame test again, on a word alignment of the claim with each passage sentence.
+
+    The two words before the slot need not match letter for letter: articles are dropped
+    and the frame is the matched words around the slot ("was an American actress" against
+    "was a British actress and humanitarian"). The slot must be a whole name on both sides
+    (names and their connectives only; no capitalised word just outside it, so "John F.
+    Kennedy" against "John Fitzgerald Kennedy" never fires), the two sides share no word and
+    are not one name spelt two ways, and the sentence must say the same thing otherwise: at least :data:`_MATCHED` content
+    words of the claim aligned, one of them next to the slot.
+    """
+    from difflib import SequenceMatcher
+
+    ci = [i for i, t in enumerate(ct) if t.lower() not in _ARTICLES]
+    while ci and ct[ci[-1]] in _END:
+        ci.pop()
+    cl = [ct[i].lower() for i in ci]
+    bounds = [0] + [k + 1 for k, t in enumerate(pt) if t in _END] + [len(pt)]
+    for a, b in zip(bounds, bounds[1:]):
+        pj = [j for j in range(a, b) if pt[j].lower() not in _ARTICLES and pt[j] not in _END]
+        if not pj:
+            continue
+        pl = [pt[j].lower() for j in pj]
+        ops = SequenceMatcher(None, cl, pl, autojunk=False).get_opcodes()
+        if sum(_content(cl[k]) for tag, i1, i2, _, _ in ops if tag == "equal" for k in range(i1, i2)) < _MATCHED:
+            continue
+        for n, (tag, i1, i2, j1, j2) in enumerate(ops):
+            if tag != "replace" or i2 - i1 != j2 - j1 or i2 - i1 > _SLOT or n == 0 or ops[n - 1][0] != "equal":
+                continue
+            at_end = i2 == len(cl)
+            if not at_end and (n + 1 == len(ops) or ops[n + 1][0] != "equal"):
+                continue
+            near = cl[max(ops[n - 1][1], i1 - 2):i1] + ([] if at_end else cl[i2:min(ops[n + 1][2], i2 + 2)])
+            if not any(_content(w) for w in near):
+                continue
+            cside, pside = [ct[ci[k]] for k in range(i1, i2)], [pt[pj[k]] for k in range(j1, j2)]
+            if not (_whole_name(ct, ci[i1], ci[i2 - 1]) and _whole_name(pt, pj[j1], pj[j2 - 1])):
+                continue
+            if {w.lower() for w in cside} & {w.lower() for w in pside}:
+                continue
+            if not _spelt_apart(" ".join(cside), " ".join(pside)):
+                continue
+            if any(_is_cap(w) and w.lower() not in pl for w in cside):
+                return Substitution(" ".join(cside), " ".join(pside))
     return None
+
+
+def _spelt_apart(a: str, b: str) -> bool:
+    """Not one name spelt two ways ("Albuquerque" / "Albuqerque", "Minister" / "Ministers")."""
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a.lower(), b.lower()).ratio() < _SPELLING
+
+
+def _content(w: str) -> bool:
+    return w.isalpha() and w not in STOPWORDS
+
+
+def _whole_name(toks: list[str], s: int, e: int) -> bool:
+    """``toks[s..e]`` is names and connectives only, starts and ends with a name, and no
+    capitalised word touches it on either side."""
+    span = toks[s:e + 1]
+    return (all(_is_name_part(t) for t in span) and _is_cap(span[0]) and _is_cap(span[-1])
+            and not (s > 0 and _is_cap(toks[s - 1])) and not (e + 1 < len(toks) and _is_cap(toks[e + 1])))

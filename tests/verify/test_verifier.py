@@ -1,6 +1,8 @@
 """Verdict rules, chunking, claim splitting and bad input, with a fake runner."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from offline_eval.nli.chunking import chunk_text
@@ -220,6 +222,20 @@ def test_a_supported_claim_naming_someone_else_in_the_same_slot_is_contradicted(
     off = Verifier(fake_runner, VerifyConfig(combiner=None, split_claims=False, support=0.0,
                                              check_names=False))
     assert off.verify("The old mill was designed by Tom Hale, who lived in Leeds.", [passage]).label == "supported"
+
+
+def test_the_name_rule_reads_an_alignment_unless_told_not_to(fake_runner):
+    # the frame differs letter for letter ("was an" / "was a"), and the passage names the
+    # claim's "American" elsewhere: only the word alignment of the sentence sees the swap
+    passage = ("Audrey Hepburn was a British actress and humanitarian. The American Film "
+               "Institute ranked her among the greatest female screen legends.")
+    claim = "Audrey Hepburn was an American actress and humanitarian."
+    cfg = VerifyConfig(combiner=None, split_claims=False, support=0.0)
+    v = Verifier(fake_runner, cfg).verify(claim, [passage])
+    assert (v.label, v.rule) == ("contradicted", "names")
+    assert (v.compared.claim, v.compared.evidence) == ("American", ("British",))
+    frame_only = Verifier(fake_runner, replace(cfg, align_names=False)).verify(claim, [passage])
+    assert frame_only.label == "supported"
 
 
 def test_a_passage_about_another_name_of_the_claim_is_checked_too(fake_runner):
