@@ -76,6 +76,15 @@ _MONTH_BEFORE = re.compile(rf"\b{_MONTH}\s*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
 
+#: a number glued to a name: letters right before it, or a hyphen after letters one of which
+#: is a capital ("ICD-9", "COVID-19", "U-30", "CO2", "MP3"; not "mid-1990s")
+_IDENTIFIER = re.compile(r"(?:[A-Za-z]|\b[A-Za-z]*[A-Z][A-Za-z]*-)$")
+#: a number alone at the start of the text or a line, followed by "." or ")" and a space: an
+#: item of a numbered list ("4. The Album (2020)"), not a count
+_LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
+_MARKER_AFTER = re.compile(r"[.)]\s")
+
+
 def _number_words_to_digits(text: str) -> tuple[str, frozenset[int]]:
     """``text`` with number words and ordinal words written in digits, and the offsets (in
     the new text) where a count written in words now starts.
@@ -138,6 +147,8 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     True
     >>> comparable(*extract_quantities("two sons and 15 films"))
     False
+    >>> comparable(*extract_quantities("four of them, 39 of them"))
+    False
 
     A bare count that reads as a year (or a span of years) is not held against a counted
     one: "27 years in prison" is not "from 1994 to 1999".
@@ -147,6 +158,8 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     """
     if a.kind != b.kind:
         return False
+    if (a.worded or b.worded) and not (a.noun and a.noun == b.noun):
+        return False  # "four 50cm torpedo tubes" says nothing to hold against a bare "39"
     if a.kind not in ("count", "ordinal") or a.noun == b.noun:
         return True
     if a.noun and b.noun:
@@ -172,11 +185,20 @@ def extract_quantities(text: str) -> list[Quantity]:
     [('ordinal', 3.0), ('count', 6.0), ('century', 19.0)]
     >>> [(q.kind, q.low) for q in extract_quantities("On April 9, 2011 and on the 9th of May")]
     [('day', 9.0), ('year', 2011.0), ('day', 9.0)]
+
+    A number that is part of a name, or the number of a list item, is no quantity:
+
+    >>> [(q.kind, q.low) for q in extract_quantities("4. ICD-9 and COVID-19 codes, CO2, in the mid-1990s")]
+    [('year', 1990.0)]
     """
     out: list[Quantity] = []
     text, worded = _number_words_to_digits(text)
     for m in _PATTERN.finditer(text):
         cur1, n1, s1, cur2, n2, s2, unit = m.groups()
+        if not (cur1 or cur2) and (_IDENTIFIER.search(text[:m.start(2)])
+                                   or (not n2 and _LIST_MARKER.search(text[:m.start(2)])
+                                       and _MARKER_AFTER.match(text[m.end(2):]))):
+            continue  # "ICD-9", "U-30", "CO2", "N2": a name; "4. The Album": a list's number
         s1 = s1 or s2 if n2 and not s1 else s1  # "2 to 3 million": scale applies to both
         lo = _value(n1, s1)
         hi = _value(n2, s2) if n2 else lo

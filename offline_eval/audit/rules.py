@@ -7,7 +7,9 @@ Per claim (from its verdict, its decisive evidence and the number check):
 * ``unverifiable`` -> **correct** when every claim quantity matches the passage (within
   tolerance or inside a range, e.g. 100 calories vs "70 to 125 calories") and at least
   :data:`MIN_COVERAGE` of the claim's content words occur in the passage (the named rule
-  "numbers match the evidence within tolerance"); otherwise **unverifiable**.
+  "numbers match the evidence within tolerance"); **incorrect** when a quantity is off beyond
+  twice its tolerance from every same-type quantity of the passage; otherwise
+  **unverifiable**.
 * ``contradicted`` -> **incorrect**, unless the same rule holds for a measured quantity
   (an amount, not only a year, day or ordinal, which another article may share).
 * A quantity off by more than the tolerance but within twice it -> **partially_correct**.

@@ -32,9 +32,22 @@ def claim(text, label, passage="", importance="okay", cid="c1"):
     ("He had two sons.", "He made 15 films in 1950.", "no_comparable_numbers"),
     ("It was built in the 12th century.", "It was the 12th abbey of the order.", "no_comparable_numbers"),
     ("One of the oldest bridges stands here.", "The 4 bridges date from 1500.", "no_claim_numbers"),
+    # a number inside a name, or a list item's number, is no quantity
+    ("ICD-9 is used for medical billing.", "ICD-10 replaced it; 1 in 3 claims changed.", "no_claim_numbers"),
+    ("The road is the N2.", "The town has 5,768,400 people.", "no_claim_numbers"),
+    ("4. The Album came out in 2020.", "They released 2 albums in 2020.", "match"),
+    # a count in words needs a counted noun on both sides
+    ("The U-boat was armed with four 50cm torpedo tubes.", "U-39 and U-53 were built in 40 months.",
+     "no_comparable_numbers"),
 ])
 def test_number_judgement(c, e, status):
     assert check_numbers(c, e).status == status
+
+
+def test_a_name_with_a_number_is_not_audited_as_a_number():
+    c = claim("ICD-9 is a coding system used in medical billing.", "unverifiable",
+              "ICD-9 (International Classification of Diseases) was replaced by ICD-10 in 2015; 1 in 5 codes moved.")
+    assert audit_claim(c, core=True).verdict != "incorrect"
 
 
 def test_scales_and_ranges_are_parsed():
