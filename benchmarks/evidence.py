@@ -21,7 +21,7 @@ Each retrieval runs on the same claims in the same run, and the same verifier (t
   all-MiniLM-L6-v2 embeddings of claim and passage before it fills the 5 (not shipped
   unless it earns its cost here);
 - ``subject, name rule frame only``: the shipped retrieval, with the name rule as it was
-  before it read a word alignment (``align_names=False``).
+  before it read a word alignment (``align_names=False``; its spelling guard stays).
 
 Per retrieval: recall@1 and @5 of the subject's article; the share of claims whose deciding
 evidence comes from another article (or an assembled window without its document);

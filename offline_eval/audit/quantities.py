@@ -76,13 +76,29 @@ _MONTH_BEFORE = re.compile(rf"\b{_MONTH}\s*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
 
-#: a number glued to a name: letters right before it, or a hyphen after letters one of which
-#: is a capital ("ICD-9", "COVID-19", "U-30", "CO2", "MP3"; not "mid-1990s")
-_IDENTIFIER = re.compile(r"(?:[A-Za-z]|\b[A-Za-z]*[A-Z][A-Za-z]*-)$")
-#: a number alone at the start of the text or a line, followed by "." or ")" and a space: an
-#: item of a numbered list ("4. The Album (2020)"), not a count
-_LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
-_MARKER_AFTER = re.compile(r"[.)]\s")
+#: a number that is part of a name: glued to letters ("CO2", "MP3", "the N2 road"; not a unit
+#: such as "km2"), or after a hyphen behind a word in capitals or with an inner capital
+#: ("ICD-9", "COVID-19", "U-30", "MiG-29"; not "Mid-1990s" or "pre-2000"); or an item number
+#: of one or two digits at the start of a line ("4. The Album")
+_NAMED_NUMBER = re.compile(
+    r"(?<=[A-Za-z])\d+|(?<=\b[A-Z])-?\d+|(?<=[A-Z][A-Z])-\d+|(?<=[a-z][A-Z])-\d+"
+    r"|(?m:^[ \t]*\d{1,2}(?=[.)]\s))")
+_UNIT_GLUED = re.compile(rf"(?:{_UNIT_RE})\d*$", re.IGNORECASE)
+
+
+def _mask_named_numbers(text: str) -> str:
+    """``text`` with the digits of numbers that are parts of names (:data:`_NAMED_NUMBER`)
+    written as ``#``, offsets kept.
+
+    >>> _mask_named_numbers("4. ICD-9 and COVID-19 kill 500; CO2 in 100 km2 in the mid-1990s")
+    '#. ICD-# and COVID-## kill 500; CO# in 100 km2 in the mid-1990s'
+    """
+    def mask(m: re.Match[str]) -> str:
+        word = re.search(r"[A-Za-z]+$", text[max(0, m.start() - 12):m.start()])
+        if m.group(0)[:1].isdigit() and word and _UNIT_GLUED.fullmatch(word.group(0) + m.group(0)):
+            return m.group(0)  # "km2" is a unit
+        return re.sub(r"\d", "#", m.group(0))
+    return _NAMED_NUMBER.sub(mask, text)
 
 
 def _number_words_to_digits(text: str) -> tuple[str, frozenset[int]]:
@@ -165,9 +181,7 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     if a.noun and b.noun:
         return False
     bare = b if a.noun else a
-    if all(v == int(v) and 1000 <= v <= 2100 for v in (bare.low, bare.high)) and not bare.worded:
-        return False
-    return not (a.worded or b.worded)
+    return not all(v == int(v) and 1000 <= v <= 2100 for v in (bare.low, bare.high))
 
 
 def _value(num: str, scale: str | None) -> float:
@@ -190,15 +204,14 @@ def extract_quantities(text: str) -> list[Quantity]:
 
     >>> [(q.kind, q.low) for q in extract_quantities("4. ICD-9 and COVID-19 codes, CO2, in the mid-1990s")]
     [('year', 1990.0)]
+    >>> [(q.kind, q.low) for q in extract_quantities("COVID-19 and 500 deaths; Mid-1990s; 1969. A year")]
+    [('count', 500.0), ('year', 1990.0), ('year', 1969.0)]
     """
     out: list[Quantity] = []
     text, worded = _number_words_to_digits(text)
+    text = _mask_named_numbers(text)  # offsets kept: "ICD-9" reads "ICD-#"
     for m in _PATTERN.finditer(text):
         cur1, n1, s1, cur2, n2, s2, unit = m.groups()
-        if not (cur1 or cur2) and (_IDENTIFIER.search(text[:m.start(2)])
-                                   or (not n2 and _LIST_MARKER.search(text[:m.start(2)])
-                                       and _MARKER_AFTER.match(text[m.end(2):]))):
-            continue  # "ICD-9", "U-30", "CO2", "N2": a name; "4. The Album": a list's number
         s1 = s1 or s2 if n2 and not s1 else s1  # "2 to 3 million": scale applies to both
         lo = _value(n1, s1)
         hi = _value(n2, s2) if n2 else lo
@@ -207,7 +220,7 @@ def extract_quantities(text: str) -> list[Quantity]:
         unit_l = (unit or "").lower().strip()
         tail = text[m.end(2):]  # right after the first number
         if not (cur1 or cur2 or n2 or s1 or unit) and "." not in n1 and float(lo) <= 31 and (
-                _MONTH_BEFORE.search(text[:m.start(2)]) or _MONTH_AFTER.match(tail)):
+                _MONTH_BEFORE.search(text, max(0, m.start(2) - 24), m.start(2)) or _MONTH_AFTER.match(tail)):
             out.append(Quantity("day", lo, hi, m.group(0).strip()))  # "April 9", "9th of April"
             continue
         if not (cur1 or cur2 or n2 or s1 or unit) and _ORDINAL_SUFFIX.match(tail):

@@ -86,7 +86,8 @@ class VerifyConfig:
         align_names: the name rule also reads a word alignment of the claim with each
             passage sentence, so the frame may differ in articles and in words away from the
             slot ("was an American actress" against "was a British actress"); False keeps the
-            letter-for-letter frame alone (the rule before 2026-12-07).
+            letter-for-letter frame alone (the rule before 2026-12-07, but that neither reading
+            takes one name spelt two ways, "Albuquerque" / "Albuqerque", for a swap).
     """
 
     support: float = 0.5

@@ -5,7 +5,10 @@ native to Asia, where ..." against "The buffalo is native to Africa, where ..." 
 word but one. This check is narrow on purpose. It fires only when a capitalised name of the
 claim appears nowhere in the passage *and* the passage has a different capitalised name in
 the same slot: the same two words before it and the same word after it (or the claim's
-sentence ends there in both). Aliases that keep their context ("the US" for "the United
+sentence ends there in both). Failing that, it aligns the claim's words with each sentence
+of the passage (:func:`_aligned`): a name missing from a sentence that otherwise says the
+same thing, with another name in its slot, fires unless another such sentence holds it.
+Aliases that keep their context ("the US" for "the United
 States") would fire too; they are rare in that exact frame, and the verdict keeps its
 evidence so a reader can see why.
 
@@ -14,7 +17,7 @@ Regex-based and deterministic (no spaCy), like :mod:`offline_eval.text`.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from offline_eval.text import STOPWORDS
 
@@ -25,7 +28,7 @@ _END = frozenset({".", "!", "?"})
 _ARTICLES = frozenset({"a", "an", "the"})
 _MATCHED = 3  # content words of the claim the sentence must share, beside the slot
 _SLOT = 4  # at most this many words on either side of a substituted slot
-_SPELLING = 0.8  # two names this alike, letter for letter, are one name spelt two ways
+_LONGEST = 120  # words: a longer "sentence" (a table, a list run together) is not aligned
 _CONNECT = frozenset({"of", "the", "de", "la", "von", "van", "and", "del", "du", "der"})
 
 
@@ -70,7 +73,8 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
     Curie was born in Warsaw in 1867"). ``anchored_only`` checks only names the title anchors.
     ``align`` (the default) then tries the same test on a word alignment of the claim with
     each sentence of the passage (:func:`_aligned`); False keeps the letter-for-letter frame
-    alone (the rule before 2026-12-07, kept for the benchmarks' comparison).
+    alone (the rule before 2026-12-07 but for its spelling guard, kept for the benchmarks'
+    comparison).
 
     >>> find_substitution("The buffalo is native to Asia, where it is common.",
     ...                   "The buffalo is native to Sub-Saharan Africa, where it roams.")
@@ -137,39 +141,50 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
             return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
     if not align or (anchored_only and not any(" ".join(ct[a:b]).lower() == about for a, b in names)):
         return None
-    return _aligned(ct, pt, missing)
+    return _aligned(ct, pt)
 
 
 def _is_name_part(tok: str) -> bool:
     return _is_cap(tok) or tok.lower() in _CONNECT or tok in ("-", ",")
 
 
-def _aligned(ct: list[str], pt: list[str], missing: Callable[[str], bool]) -> Substitution | None:
+def _aligned(ct: list[str], pt: list[str]) -> Substitution | None:
     """The frame test again, on a word alignment of the claim with each passage sentence.
 
     The two words before the slot need not match letter for letter: articles are dropped
     and the frame is the matched words around the slot ("was an American actress" against
     "was a British actress and humanitarian"). The slot must be a whole name on both sides
     (names and their connectives only; no capitalised word just outside it, so "John F.
-    Kennedy" against "John Fitzgerald Kennedy" never fires), the two sides share no word and
-    are not one name spelt two ways, and the sentence must say the same thing otherwise: at least :data:`_MATCHED` content
-    words of the claim aligned, one of them next to the slot.
+    Kennedy" against "John Fitzgerald Kennedy" never fires) of as many words, the two sides
+    share no word and are not one name spelt two ways, and the sentence must say the same
+    thing otherwise: at least :data:`_MATCHED` content words of the claim aligned, one of
+    them next to the slot. No sentence of the passage that says the same thing may align the
+    claim's name: "Jones scored against Spurs. Smith scored against Chelsea." states
+    "Smith scored against Chelsea" (a sentence that names it elsewhere, "ranked by the
+    American Film Institute", does not state "an American actress"). Sentences of over :data:`_LONGEST` words (a table or a
+    list run together) are not aligned, which bounds the cost to a few claim-length
+    alignments per sentence.
     """
     from difflib import SequenceMatcher
 
     ci = [i for i, t in enumerate(ct) if t.lower() not in _ARTICLES]
     while ci and ct[ci[-1]] in _END:
         ci.pop()
+    if not any(_is_cap(ct[i]) for i in ci):
+        return None  # no name, no swap
     cl = [ct[i].lower() for i in ci]
     bounds = [0] + [k + 1 for k, t in enumerate(pt) if t in _END] + [len(pt)]
+    found: list[Substitution] = []
+    alike: list[set[str]] = []  # the claim's words each sentence saying the same thing aligns
     for a, b in zip(bounds, bounds[1:]):
         pj = [j for j in range(a, b) if pt[j].lower() not in _ARTICLES and pt[j] not in _END]
-        if not pj:
+        if not pj or len(pj) > _LONGEST:
             continue
         pl = [pt[j].lower() for j in pj]
         ops = SequenceMatcher(None, cl, pl, autojunk=False).get_opcodes()
         if sum(_content(cl[k]) for tag, i1, i2, _, _ in ops if tag == "equal" for k in range(i1, i2)) < _MATCHED:
             continue
+        alike.append({cl[k] for tag, i1, i2, _, _ in ops if tag == "equal" for k in range(i1, i2)})
         for n, (tag, i1, i2, j1, j2) in enumerate(ops):
             if tag != "replace" or i2 - i1 != j2 - j1 or i2 - i1 > _SLOT or n == 0 or ops[n - 1][0] != "equal":
                 continue
@@ -187,15 +202,39 @@ def _aligned(ct: list[str], pt: list[str], missing: Callable[[str], bool]) -> Su
             if not _spelt_apart(" ".join(cside), " ".join(pside)):
                 continue
             if any(_is_cap(w) and w.lower() not in pl for w in cside):
-                return Substitution(" ".join(cside), " ".join(pside))
+                found.append(Substitution(" ".join(cside), " ".join(pside)))
+    for sub in found:
+        name = {w.lower() for w in _WORD.findall(sub.claim_name) if _is_cap(w)}
+        if not any(name <= words for words in alike):
+            return sub
     return None
 
 
 def _spelt_apart(a: str, b: str) -> bool:
-    """Not one name spelt two ways ("Albuquerque" / "Albuqerque", "Minister" / "Ministers")."""
-    from difflib import SequenceMatcher
+    """Not one name spelt two ways: the same but for a plural ending ("Minister" /
+    "Ministers"), or one edit apart in a name of six letters or more, two in one of nine or
+    more, with the same first letter ("Albuquerque" / "Albuqerque"). Short names one letter
+    apart are other names ("Iran" / "Iraq"), as are names with another first letter ("Gambia"
+    / "Zambia") or another ending ("Niger" / "Nigeria")."""
+    a, b = a.lower(), b.lower()
+    short, long_ = sorted((a, b), key=len)
+    if long_ in (short + "s", short + "es", short + "'s"):
+        return False
+    if not a or not b or a[0] != b[0]:
+        return True
+    d = _edits(a, b)
+    return not ((d == 1 and len(short) >= 6) or (d == 2 and len(short) >= 9))
 
-    return SequenceMatcher(None, a.lower(), b.lower()).ratio() < _SPELLING
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (names are short)."""
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
 
 
 def _content(w: str) -> bool:

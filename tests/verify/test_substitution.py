@@ -14,6 +14,9 @@ def test_articles_and_other_words_do_not_break_the_frame():
     # the two-word frame differs ("was an" / "was a") and the lead names "American" elsewhere
     got = find_substitution("Audrey Hepburn was an American actress and humanitarian.", LEAD)
     assert got == Substitution("American", "British")
+    # another sentence says part of the claim and names "American", but not in its slot
+    got = find_substitution("Audrey Hepburn was an American actress remembered as a film and fashion icon.", LEAD)
+    assert got == Substitution("American", "British")
 
 
 def test_a_slot_at_the_end_of_the_claim():
@@ -39,6 +42,11 @@ def test_a_slot_at_the_end_of_the_claim():
     # one name spelt two ways
     ("The rematch was held in Albuquerque, New Mexico on April 9.",
      "The rematch was held in Albuqerque, New Mexico on April 9."),
+    # another sentence of the passage states the claim word for word
+    ("Smith scored for Arsenal against Chelsea in the final.",
+     "Smith scored for Arsenal against Chelsea in the final. Jones scored for Arsenal against Spurs in the final."),
+    ("The composer lived in Paris during his final years.",
+     "The composer lived in Vienna during his early years. Later the composer lived in Paris during his final years."),
     # too little of the sentence matches to call it the same statement
     ("Hepburn was American.", "Tracy was British."),
     # the sentence that names another name is a different sentence from the frame
@@ -47,6 +55,28 @@ def test_a_slot_at_the_end_of_the_claim():
 ])
 def test_what_is_not_a_swap(claim, passage):
     assert find_substitution(claim, passage) is None
+
+
+@pytest.mark.parametrize("claim, passage, swap", [
+    ("Kuwait borders Iran to the north.", "Kuwait borders Iraq to the north.", ("Iran", "Iraq")),
+    ("Banjul is the capital of Gambia today.", "Banjul is the capital of Zambia today.", ("Gambia", "Zambia")),
+    ("The river flows through Niger today.", "The river flows through Nigeria today.", ("Niger", "Nigeria")),
+    ("The rematch was held in Albuquerque, New Mexico.", "The rematch was held in Albuqerque, New Mexico.", None),
+    ("The office of Minister for Food was created.", "The office of Ministers for Food was created.", None),
+])
+def test_one_name_spelt_two_ways_is_no_swap_but_a_near_name_is(claim, passage, swap):
+    got = find_substitution(claim, passage)
+    assert (tuple(got) if got else None) == swap
+
+
+def test_a_run_on_sentence_is_not_aligned():
+    # over _LONGEST words with no sentence end (a table or list run together): the alignment
+    # leaves it alone, so its cost stays bounded; the letter-for-letter frame still reads it
+    claim = "Audrey Hepburn was an American actress and humanitarian."
+    sentence = "Audrey Hepburn was a British actress and humanitarian"
+    assert find_substitution(claim, sentence + ".") == Substitution("American", "British")
+    run_on = " and ".join([sentence] * 20)
+    assert find_substitution(claim, run_on) is None
 
 
 def test_a_titled_passage_about_another_subject_is_not_read():
