@@ -158,3 +158,53 @@ def chunk_documents(docs: Iterable[Document], config: ChunkConfig | None = None
     c = config or ChunkConfig()
     for doc in docs:
         yield from chunk_document(doc, c.max_words, c.min_words, c.overlap_words)
+
+
+#: what joins documents read as one context (a blank line: always a sentence boundary)
+CONTEXT_JOIN = "\n\n"
+
+
+def chunk_context(docs: Iterable[Document], config: ChunkConfig | None = None) -> list[Passage]:
+    """Passages of documents read as **one context**, in order (an item's RAG references).
+
+    The texts are joined by a blank line, so no sentence spans two documents, and chunked
+    as one text: short documents (a page given line by line, web snippets) pack together
+    into passages of the usual size instead of each being a passage of a few words. A
+    passage cites every document it holds: ``doc_id`` is their ids joined by ``+`` (one id
+    when it lies in one document), ``title`` and ``url`` are its first document's, ``start``
+    is an offset into its first document and ``end`` into its last; its id is its first
+    document's id, ``#``, and a count of the passages that start in that document.
+
+    >>> docs = [Document("a", "Ada was born in 1815."), Document("b", "She died in 1852.", url="u")]
+    >>> [(p.id, p.doc_id, p.text) for p in chunk_context(docs)]
+    [('a#0', 'a+b', 'Ada was born in 1815.\\n\\nShe died in 1852.')]
+    >>> [(p.id, p.doc_id, p.start, p.end) for p in chunk_context(docs, ChunkConfig(5, 1, 0))]
+    [('a#0', 'a', 0, 21), ('b#0', 'b', 0, 17)]
+    """
+    docs = [d for d in docs if d.text.strip()]
+    if not docs:
+        return []
+    starts, pos = [], 0
+    for d in docs:
+        starts.append(pos)
+        pos += len(d.text) + len(CONTEXT_JOIN)
+    joined = CONTEXT_JOIN.join(d.text for d in docs)
+    c = config or ChunkConfig()
+    out: list[Passage] = []
+    counts: dict[str, int] = {}
+    for p in chunk_document(Document("", joined), c.max_words, c.min_words, c.overlap_words):
+        first = _doc_at(starts, p.start)
+        last = _doc_at(starts, p.end - 1)
+        held = docs[first:last + 1]
+        head = held[0]
+        n = counts.get(head.id, 0)
+        counts[head.id] = n + 1
+        out.append(Passage(f"{head.id}#{n}", "+".join(dict.fromkeys(d.id for d in held)), p.text,
+                           p.start - starts[first], p.end - starts[last], head.title, head.url))
+    return out
+
+
+def _doc_at(starts: list[int], offset: int) -> int:
+    """The index of the document whose text (joined at ``starts``) holds ``offset``."""
+    import bisect
+    return bisect.bisect_right(starts, offset) - 1

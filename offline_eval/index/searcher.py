@@ -72,8 +72,13 @@ class SearchIndex:
                        chunking: ChunkConfig | None = None,
                        params: BM25Params | None = None) -> "SearchIndex":
         """Chunk and index documents in memory. InputError when nothing to index."""
+        return cls.from_passages(list(chunk_documents(documents, chunking)), tokenizer, params)
+
+    @classmethod
+    def from_passages(cls, passages: Sequence[Passage], tokenizer: Tokenizer | None = None,
+                      params: BM25Params | None = None) -> "SearchIndex":
+        """Index passages in memory (e.g. :func:`~offline_eval.index.chunk.chunk_context`'s)."""
         tok = tokenizer or Tokenizer()
-        passages = list(chunk_documents(documents, chunking))
         builder = BM25Builder()
         for p in passages:
             builder.add(tok(p.contents))

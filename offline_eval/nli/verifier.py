@@ -130,13 +130,14 @@ class Verifier:
         return [{l: float(p[j]) for j, l in enumerate(self.labels)} for p in probs]
 
     def score_claims(self, items: Sequence[tuple[str, Sequence[Any]]],
-                     pools: Sequence[Sequence[Any]] | None = None) -> list[ClaimScores]:
+                     pools: Sequence[Sequence[Any] | None] | None = None) -> list[ClaimScores]:
         """NLI over all (window, unit) pairs of all claims in one runner call.
 
-        ``pools`` (one per item) are the sentences the assembled window may draw from
-        (str, or ``(passage id, sentence)``), read as one document; by default each source
-        document among the item's top-k passages (grouped by ``doc_id``) is a pool of its
-        own, and the pool whose sentences cover the most claim words gives the window.
+        ``pools`` (one per item, or None for the default) are the sentences the assembled
+        window may draw from (str, or ``(passage id, sentence)``), read as one document; by
+        default each source document among the item's top-k passages (grouped by
+        ``doc_id``) is a pool of its own, and the pool whose sentences cover the most claim
+        words gives the window.
         """
         cfg = self.config
         jobs: list[tuple[int, int, int, int, str, str]] = []
@@ -161,7 +162,7 @@ class Verifier:
             windows = [self._windows(p, budget) for p in passages]
             assembled, groups = None, []
             if cfg.assemble_sentences > 0 or cfg.coverage_sentences > 0:
-                if pools is not None:
+                if pools is not None and pools[ci] is not None:
                     groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
                 else:  # one pool per source document, in the order the passages came
                     docs: dict[str, list[tuple[str, str]]] = {}
@@ -262,7 +263,7 @@ class Verifier:
                       self.p_supported(s), claim)
 
     def judge(self, items: Sequence[tuple[str, Sequence[Any]]],
-              pools: Sequence[Sequence[Any]] | None = None) -> list[Judged]:
+              pools: Sequence[Sequence[Any] | None] | None = None) -> list[Judged]:
         """The one verdict path: scores, the decision, then the number and name rules, for
         ``(claim, evidence)`` pairs (evidence: str, ``{"id", "text"}`` or Evidence; see
         :mod:`offline_eval.nli.evidence`). Every command and stage that needs a claim's

@@ -33,7 +33,7 @@ import os
 from dataclasses import replace
 
 from offline_eval.errors import InputError, StageError
-from offline_eval.index.chunk import ChunkConfig, Document
+from offline_eval.index.chunk import ChunkConfig, Document, chunk_context
 from offline_eval.index.searcher import SearchIndex, open_corpus, search
 from offline_eval.index.tokenize import Tokenizer
 from offline_eval.types import Item, ResponseResult
@@ -46,12 +46,14 @@ RETRIEVALS: tuple[str, ...] = ("subject", "bm25")
 
 def reference_index(item: Item, tokenizer: Tokenizer | None = None,
                     chunking: ChunkConfig | None = None) -> SearchIndex:
-    """An in-memory index of the item's references (RAG mode)."""
+    """An in-memory index of the item's references (RAG mode), read as one context in
+    order (:func:`~offline_eval.index.chunk.chunk_context`): short references pack together
+    into passages, and a passage's ``doc_id`` names every reference it holds."""
     docs = [Document(ref.id or f"ref{i}", ref.text, ref.title or "", ref.url)
             for i, ref in enumerate(item.references) if ref.text.strip()]
     if not docs:
         raise InputError(f"item {item.id!r}: its references have no text", field="references")
-    return SearchIndex.from_documents(docs, tokenizer, chunking)
+    return SearchIndex.from_passages(chunk_context(docs, chunking), tokenizer)
 
 
 class Retrieve:

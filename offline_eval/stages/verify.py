@@ -4,6 +4,11 @@ Reads ``Claim.evidence`` (set by the retrieve stage) and attaches a
 :class:`~offline_eval.types.Verdict` with :meth:`Claim.with_verdict`. All claims of a
 batch go to the NLI runner in one call. The model is loaded on first use.
 
+In RAG mode (an item with ``references``) the references are one context, the text the
+answer was written from: the assembled window may draw on the sentences of every passage the
+claim retrieved from it, whichever references they came from. In corpus mode it draws on one
+document at a time (two articles' words are not support).
+
 >>> import numpy as np
 >>> from offline_eval.types import Claim, Evidence, Item, ResponseResult
 >>> class Fake:  # a stand-in runner: entails when the claim's first word is in the premise
@@ -20,16 +25,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Sequence
 
+from offline_eval.nli.assemble import sentence_pool
 from offline_eval.nli.config import VerifyConfig, load_config
+from offline_eval.nli.evidence import as_passages
 from offline_eval.nli.verifier import Verifier
 from offline_eval.types import ResponseResult
 
 if TYPE_CHECKING:
     from offline_eval.runners.base import Runner
 
-__all__ = ["Verify"]
+__all__ = ["Verify", "context_pool"]
 
 
 class Verify:
@@ -71,5 +78,21 @@ class Verify:
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
         jobs = [(c.text, tuple(getattr(c, "evidence", ()) or ())) for r in batch for c in r.claims]
-        verdicts = iter(self.verifier().verify_many(jobs) if jobs else [])
-        return [replace(r, claims=tuple(c.with_verdict(next(verdicts)) for c in r.claims)) for r in batch]
+        context = [bool(r.item.references) for r in batch for _ in r.claims]
+        verifier = self.verifier()
+        pools = [context_pool(ev, verifier.config.top_k) if rag else None
+                 for (_, ev), rag in zip(jobs, context)]
+        judged = iter(verifier.judge(jobs, pools) if jobs else [])
+        return [replace(r, claims=tuple(c.with_verdict(next(judged).verdict) for c in r.claims))
+                for r in batch]
+
+
+def context_pool(evidence: Sequence[Any], top_k: int) -> list[tuple[str, str]]:
+    """The sentences of a claim's top-``k`` passages as one pool for the assembled window
+    (RAG mode: the item's references are one context).
+
+    >>> from offline_eval.types import Evidence
+    >>> context_pool([Evidence("a#0", "X is Y. Z.", doc_id="a"), Evidence("b#0", "Z. Q is R.", doc_id="b")], 5)
+    [('a#0', 'X is Y.'), ('a#0', 'Z.'), ('b#0', 'Q is R.')]
+    """
+    return sentence_pool([(e.passage_id, e.text) for e in as_passages(evidence, top_k)])

@@ -65,7 +65,37 @@ def test_rag_mode_searches_only_the_item_references():
             Reference("r2", "K2 is the second-highest mountain.")]
     stage = Retrieve(SearchIndex.from_documents(DOCS), k=3)
     ev = stage([record(["Everest is 8,849 metres tall."], references=refs)])[0].claims[0].evidence
-    assert [e.doc_id for e in ev] == ["r1"] and ev[0].url == "https://e.org/1"
+    # two short references are one context: one passage, citing both, its url the first's
+    assert [e.doc_id for e in ev] == ["r1+r2"] and ev[0].url == "https://e.org/1"
+    assert ev[0].text == "Mount Everest is 8,849 metres tall.\n\nK2 is the second-highest mountain."
+
+
+def test_rag_references_pack_into_passages_that_cite_each_reference():
+    """A page given line by line reads as the page: lines pack into passages of the usual
+    size (not a passage a line), each naming the references it holds, with offsets into its
+    first and last reference."""
+    lines = [f"Line {i} tells fact number {i} about the river Nile and its long course." for i in range(40)]
+    refs = [Reference(f"L{i}", t, title=f"line {i}") for i, t in enumerate(lines)]
+    ev = Retrieve(k=50)([record(["The Nile has a long course."], references=refs)])[0].claims[0].evidence
+    assert 1 < len(ev) < 10  # 40 lines of 14 words, in passages of 100-200 words
+    by_id = {r.id: r.text for r in refs}
+    for e in ev:
+        held = e.doc_id.split("+")
+        assert len(held) > 1 and e.passage_id.startswith(held[0] + "#") and e.title == f"line {held[0][1:]}"
+        assert e.text.startswith(by_id[held[0]][e.start:]) and e.text.endswith(by_id[held[-1]][:e.end])
+    assert len({e.passage_id for e in ev}) == len(ev)
+    covered = {d for e in ev for d in e.doc_id.split("+")}
+    assert covered == set(by_id)  # every line is in some passage
+
+
+def test_rag_passage_inside_one_reference_keeps_its_offsets():
+    from offline_eval.index.chunk import ChunkConfig
+    long = " ".join(f"Sentence {i} of the long reference." for i in range(60))
+    refs = [Reference("big", long), Reference("small", "A short note.")]
+    ev = Retrieve(k=20, chunking=ChunkConfig(50, 20, 0))(
+        [record(["Sentence 30 of the long reference."], references=refs)])[0].claims[0].evidence
+    inside = [e for e in ev if e.doc_id == "big"]
+    assert inside and all(long[e.start:e.end] == e.text for e in inside)
 
 
 def test_rag_mode_with_empty_references_is_an_input_error():

@@ -78,3 +78,26 @@ def test_no_assembled_window_when_one_contiguous_window_already_holds_it(fake_ru
     v = Verifier(fake_runner, VerifyConfig(split_claims=False))
     s = v.score_claims([(CLAIM, ["Ada was born in London in 1815."])])[0]
     assert s.assembled is None and len(s.passage_probs) == 1
+
+
+def test_rag_references_are_one_context_for_the_assembled_window(fake_runner):
+    """In RAG mode (the item has references) the assembled window may join sentences of
+    passages from different references, and cites them all; in corpus mode two articles'
+    words are never joined."""
+    from offline_eval.stages.verify import Verify
+    from offline_eval.types import Claim, Item, Reference, ResponseResult
+    other = (Evidence("ada#0", TEXTS[0], doc_id="ada"), Evidence("archive#0", TEXTS[1], doc_id="archive"))
+    refs = (Reference("ada", TEXTS[0]), Reference("archive", TEXTS[1]))
+    stage = Verify(runner=fake_runner, config=VerifyConfig(split_claims=False))
+
+    def verdict(references):
+        rec = ResponseResult(Item("i", "q", CLAIM, references=references),
+                             claims=(Claim("c", CLAIM, evidence=other),))
+        return stage([rec])[0].claims[0].verdict
+
+    rag, corpus = verdict(refs), verdict(())
+    assert corpus.label == "unverifiable"
+    assert rag.label == "supported"
+    assert rag.evidence.passage_id == "assembled:ada#0+archive#0"
+    assert rag.evidence.doc_id == "ada+archive"
+    assert rag.evidence.text == "Ada was born in London. In 1815 the archives list Ada."
