@@ -20,7 +20,7 @@ Variants:
   is a passage of its own), the assembled window drawn from one reference at a time;
 - ``one context``: what ships: the references joined in order and chunked as one context
   (``offline_eval.index.chunk.chunk_context``), the assembled window drawn from all the
-  claim's passages (``offline_eval.stages.verify.context_pool``);
+  claim's passages (``offline_eval.nli.assemble.context_pool``);
 - ``one document, every window``: the evidence as one string, as ``offline-eval verify``
   reads plain strings: every window of it passes the overlap gate and the two with most
   claim words reach the model; no retrieval (not shipped for RAG mode: see RESULTS).
@@ -71,7 +71,7 @@ def judge(verifier: Any, rows: list[tuple[str, list[str], int]], variant: str) -
     from offline_eval.index.chunk import Document
     from offline_eval.index.searcher import SearchIndex, search
     from offline_eval.stages.retrieve import reference_index
-    from offline_eval.stages.verify import context_pool
+    from offline_eval.nli.assemble import context_pool
     from offline_eval.types import Item, Reference
 
     t0 = time.process_time()

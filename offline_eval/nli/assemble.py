@@ -21,9 +21,10 @@ read it (see the model card for why).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from offline_eval.nli.chunking import TokenCounter, approx_tokens
+from offline_eval.nli.evidence import as_passages
 from offline_eval.text import content_words, split_sentences
 
 
@@ -53,6 +54,19 @@ def sentence_pool(passages: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
                 seen.add(s)
                 out.append((pid, s))
     return out
+
+
+def context_pool(evidence: Sequence[Any], top_k: int) -> list[tuple[str, str]]:
+    """The sentences of a claim's first ``top_k`` passages (any evidence shape) as **one**
+    pool, whichever documents they come from: for evidence that is one context (an item's
+    RAG references, the references given to ``verify``), where support spread over two
+    references is support. Retrieved corpus passages are pooled per document instead.
+
+    >>> from offline_eval.types import Evidence
+    >>> context_pool([Evidence("a#0", "X is Y. Z.", doc_id="a"), Evidence("b#0", "Z. Q is R.", doc_id="b")], 5)
+    [('a#0', 'X is Y.'), ('a#0', 'Z.'), ('b#0', 'Q is R.')]
+    """
+    return sentence_pool([(e.passage_id, e.text) for e in as_passages(evidence, top_k)])
 
 
 def assemble(claim: str, pool: Sequence[tuple[str, str]], budget: int,

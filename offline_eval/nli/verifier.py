@@ -134,10 +134,11 @@ class Verifier:
         """NLI over all (window, unit) pairs of all claims in one runner call.
 
         ``pools`` (one per item, or None for the default) are the sentences the assembled
-        window may draw from (str, or ``(passage id, sentence)``), read as one document; by
-        default each source document among the item's top-k passages (grouped by
-        ``doc_id``) is a pool of its own, and the pool whose sentences cover the most claim
-        words gives the window.
+        window may draw from (str, or ``(passage id, sentence)``), read as one document. By
+        default, evidence given as text or ``{"id", "text"}`` objects is one pool (one
+        context, whatever its ids), and retrieved :class:`~offline_eval.types.Evidence`
+        passages make a pool per source document (``doc_id``); the pool whose sentences
+        cover the most claim words gives the window.
         """
         cfg = self.config
         jobs: list[tuple[int, int, int, int, str, str]] = []
@@ -164,7 +165,11 @@ class Verifier:
             if cfg.assemble_sentences > 0 or cfg.coverage_sentences > 0:
                 if pools is not None and pools[ci] is not None:
                     groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
-                else:  # one pool per source document, in the order the passages came
+                elif not any(isinstance(e, Evidence) for e in evidence):
+                    # evidence given as text or {"id", "text"} objects is one context (as an
+                    # item's references are in RAG mode): one pool across its documents
+                    groups = [sentence_pool([(e.passage_id, e.text) for e in evs])]
+                else:  # retrieved passages: one pool per source document, in the order they came
                     docs: dict[str, list[tuple[str, str]]] = {}
                     for e in evs:
                         docs.setdefault(e.doc_id or e.passage_id, []).append((e.passage_id, e.text))

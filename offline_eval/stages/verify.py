@@ -25,18 +25,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING
 
-from offline_eval.nli.assemble import sentence_pool
+from offline_eval.nli.assemble import context_pool
 from offline_eval.nli.config import VerifyConfig, load_config
-from offline_eval.nli.evidence import as_passages
 from offline_eval.nli.verifier import Verifier
 from offline_eval.types import ResponseResult
 
 if TYPE_CHECKING:
     from offline_eval.runners.base import Runner
 
-__all__ = ["Verify", "context_pool"]
+__all__ = ["Verify"]
 
 
 class Verify:
@@ -86,13 +85,3 @@ class Verify:
         return [replace(r, claims=tuple(c.with_verdict(next(judged).verdict) for c in r.claims))
                 for r in batch]
 
-
-def context_pool(evidence: Sequence[Any], top_k: int) -> list[tuple[str, str]]:
-    """The sentences of a claim's top-``k`` passages as one pool for the assembled window
-    (RAG mode: the item's references are one context).
-
-    >>> from offline_eval.types import Evidence
-    >>> context_pool([Evidence("a#0", "X is Y. Z.", doc_id="a"), Evidence("b#0", "Z. Q is R.", doc_id="b")], 5)
-    [('a#0', 'X is Y.'), ('a#0', 'Z.'), ('b#0', 'Q is R.')]
-    """
-    return sentence_pool([(e.passage_id, e.text) for e in as_passages(evidence, top_k)])

@@ -110,6 +110,21 @@ def test_lines_passages_and_one_document_give_the_same_verdict():
     assert as_objects.evidence.doc_id == "ada"
 
 
+def test_references_with_two_ids_are_one_context_but_two_retrieved_articles_are_not():
+    """Evidence a user gives for a claim is one context, whatever its ids (as a row's RAG
+    references are): support spread over two of its documents is support, and the assembled
+    window cites both. Passages retrieved from a corpus are never joined across articles."""
+    claim = "Ada Brook was born in Leeds in 1820 and she designed the mill in 1851."
+    texts = {"a": "Ada Brook was born in Leeds in 1820 and she lived there.",
+             "b": "Ada Brook designed the mill in 1851."}
+    v = Verifier(ByWords(), VerifyConfig(split_claims=False))
+    given = v.verify(claim, [{"id": k, "text": t} for k, t in texts.items()])
+    assert given.label == "supported" and given.evidence.doc_id == "a+b"
+    assert given.evidence.passage_id == "assembled:a+b"
+    retrieved = v.verify(claim, [Evidence(f"{k}#0", t, doc_id=k) for k, t in texts.items()])
+    assert retrieved.label == "unverifiable"
+
+
 def test_a_contradiction_about_the_subject_beats_word_coverage():
     cover = Combiner(("cov_content",), (8.0,), 0.0, (0.5,), (0.2,))  # reads coverage alone
     v = Verifier(ByWords(), VerifyConfig(combiner=cover, split_claims=False, support=0.5, contradict=0.6))
