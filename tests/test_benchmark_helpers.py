@@ -77,3 +77,35 @@ def test_end_to_end_names_the_fields_the_reference_budget_changed():
     text = budget_effect("\n".join(map(json.dumps, a)), "\n".join(map(json.dumps, b)))
     assert text.startswith("The budget's effect on the Factcheck-GPT rows, both runs above: 1 of 2 row(s) are the same")
     assert "differ in `metrics.r`, `nuggets`;" in text
+
+
+def test_rag_context_scores_every_reading_of_the_same_claims():
+    """The benchmark's three readings run on the same claims; with a runner that entails a
+    window holding every claim word, support split over two references is found only when
+    they are read as one context (or one document)."""
+    import numpy as np
+
+    sys.path.insert(0, str(BENCH))
+    from rag_context import VARIANTS, judge, measures
+
+    from offline_eval.nli.config import VerifyConfig
+    from offline_eval.nli.verifier import Verifier
+
+    class ByWords:
+        labels = ("entailment", "neutral", "contradiction")
+
+        def predict(self, pairs):
+            words = lambda t: set(t.lower().replace(".", " ").split())  # noqa: E731
+            return np.array([[0.95, 0.03, 0.02] if words(h) <= words(p) else [0.04, 0.94, 0.02]
+                             for p, h in pairs])
+
+    rows = [("Ada Brook was born in Leeds in 1820 and she designed the mill.",
+             ["Ada Brook was born in Leeds in 1820 and she lived there.", "Ada Brook designed the mill."], 1),
+            ("Tom Hale was born in York.", ["Tom Hale was born in Hull.", "He liked York."], 0)]
+    v = Verifier(ByWords(), VerifyConfig(split_claims=False, min_overlap=0.0))
+    got = {name: judge(v, rows, name)[0] for name in VARIANTS}
+    assert got["references apart"] == ["unverifiable", "unverifiable"]
+    assert got["one context"][0] == got["one document, every window"][0] == "supported"
+    # the second claim's name is swapped ("Hull" in its frame): the name rule says so
+    assert got["one context"][1] == "contradicted"
+    assert measures(rows, got["one context"])["ba"] == 1.0
