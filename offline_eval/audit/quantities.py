@@ -318,12 +318,14 @@ def number_severity(claim: str, passage: str) -> str:
     return "far" if far_quantity(claim, [passage]) is not None else "near"
 
 
-def far_quantity(claim: str, passages: Sequence[str]) -> tuple[str, list[str], int] | None:
+def far_quantity(claim: str, passages: Sequence[str],
+                 also: Sequence[str] = ()) -> tuple[str, list[str], int] | None:
     """The first claim quantity that is off beyond twice its tolerance from every quantity
     of the same kind (type and unit family, counted noun) in ``passages``, which are read
     one at a time (a value is never compared across passages): ``(claim value, evidence
     values, index of the passage)``, or None. Passages without a comparable quantity are
-    skipped; one passage that matches clears the claim's value.
+    skipped; one passage that matches clears the claim's value, and so does a match in
+    ``also`` (texts that may clear a value but never count against it).
 
     >>> far_quantity("Everest is 7,849 metres tall.", ["It is 8,849 m high.", "The Nile."])
     ('7,849 metres', ['8,849 m'], 0)
@@ -332,8 +334,11 @@ def far_quantity(claim: str, passages: Sequence[str]) -> tuple[str, list[str], i
     """
     found: tuple[str, list[str], int] | None = None
     evs = [extract_quantities(p) for p in passages]
+    clearing = [e for p in also for e in extract_quantities(p)]
     for q in extract_quantities(claim):
         tol = 2 * TOLERANCE.get(q.kind, 0.05)
+        if any(comparable(q, e) and quantities_match(q, e, tol) for e in clearing):
+            continue
         far_at = None
         for i, ev in enumerate(evs):
             same = [e for e in ev if comparable(q, e)]

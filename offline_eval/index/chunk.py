@@ -15,6 +15,7 @@ in the document, so ``document.text[p.start:p.end] == p.text``.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -43,7 +44,9 @@ class Document:
 
 @dataclass(frozen=True)
 class Passage:
-    """A chunk of a document; ``text`` is ``document.text[start:end]``."""
+    """A chunk of a document; ``text`` is ``document.text[start:end]``. (A passage of a RAG
+    context that holds several documents starts at ``start`` in its first and ends at
+    ``end`` in its last: :func:`chunk_context`.)"""
 
     id: str
     doc_id: str
@@ -127,21 +130,26 @@ def chunk_document(doc: Document, max_words: int = 200, min_words: int = 100,
                    overlap_words: int = 30) -> list[Passage]:
     """Split ``doc`` into passages (see the module docstring). Empty text gives ``[]``."""
     ChunkConfig(max_words, min_words, overlap_words)
-    units = _units(doc.text, max_words)
+    return [Passage(f"{doc.id}#{k}", doc.id, doc.text[start:end], start, end, doc.title, doc.url)
+            for k, (start, end) in enumerate(_pack(_units(doc.text, max_words), max_words,
+                                                   min_words, overlap_words))]
+
+
+def _pack(units: list[tuple[int, int, int]], max_words: int, min_words: int,
+          overlap_words: int) -> list[tuple[int, int]]:
+    """Character spans of passages: sentence units packed greedily (see the module docstring)."""
     if not units:
         return []
     total = sum(n for _, _, n in units)
     target = max(min_words, math.ceil(total / math.ceil(total / max_words)))
-    passages: list[Passage] = []
+    spans: list[tuple[int, int]] = []
     i = 0
     while i < len(units):
         j, words = i + 1, units[i][2]
         while j < len(units) and words < target and words + units[j][2] <= max_words:
             words += units[j][2]
             j += 1
-        start, end = units[i][0], units[j - 1][1]
-        passages.append(Passage(f"{doc.id}#{len(passages)}", doc.id, doc.text[start:end],
-                                start, end, doc.title, doc.url))
+        spans.append((units[i][0], units[j - 1][1]))
         if j >= len(units):
             break
         back, nxt = 0, j
@@ -149,7 +157,7 @@ def chunk_document(doc: Document, max_words: int = 200, min_words: int = 100,
             nxt -= 1
             back += units[nxt][2]
         i = nxt
-    return passages
+    return spans
 
 
 def chunk_documents(docs: Iterable[Document], config: ChunkConfig | None = None
@@ -167,44 +175,48 @@ CONTEXT_JOIN = "\n\n"
 def chunk_context(docs: Iterable[Document], config: ChunkConfig | None = None) -> list[Passage]:
     """Passages of documents read as **one context**, in order (an item's RAG references).
 
-    The texts are joined by a blank line, so no sentence spans two documents, and chunked
-    as one text: short documents (a page given line by line, web snippets) pack together
-    into passages of the usual size instead of each being a passage of a few words. A
-    passage cites every document it holds: ``doc_id`` is their ids joined by ``+`` (one id
-    when it lies in one document), ``title`` and ``url`` are its first document's, ``start``
-    is an offset into its first document and ``end`` into its last; its id is its first
-    document's id, ``#``, and a count of the passages that start in that document.
+    Each document is cut into sentences on its own (no sentence spans two documents), and
+    the sentences of all of them are packed into passages as one text, joined by a blank
+    line: short documents (a page given line by line, web snippets) pack together into
+    passages of the usual size instead of each being a passage of a few words. A passage
+    cites every document it holds: ``doc_id`` is their ids joined by ``+`` (one id when it
+    lies in one document), ``title`` and ``url`` are theirs when they all share them (else
+    empty), ``start`` is an offset into its first document and ``end`` into its last; its id
+    is its first document's id, ``#``, and a count of the passages that start there.
 
-    >>> docs = [Document("a", "Ada was born in 1815."), Document("b", "She died in 1852.", url="u")]
-    >>> [(p.id, p.doc_id, p.text) for p in chunk_context(docs)]
-    [('a#0', 'a+b', 'Ada was born in 1815.\\n\\nShe died in 1852.')]
-    >>> [(p.id, p.doc_id, p.start, p.end) for p in chunk_context(docs, ChunkConfig(5, 1, 0))]
-    [('a#0', 'a', 0, 21), ('b#0', 'b', 0, 17)]
+    >>> docs = [Document("a", "Ada was born in 1815.", "Ada"), Document("b", "She died in 1852.", "B")]
+    >>> [(p.id, p.doc_id, p.title, p.text) for p in chunk_context(docs)]
+    [('a#0', 'a+b', '', 'Ada was born in 1815.\\n\\nShe died in 1852.')]
+    >>> [(p.id, p.doc_id, p.title, p.start, p.end) for p in chunk_context(docs, ChunkConfig(5, 1, 0))]
+    [('a#0', 'a', 'Ada', 0, 21), ('b#0', 'b', 'B', 0, 17)]
     """
     docs = [d for d in docs if d.text.strip()]
     if not docs:
         return []
-    starts, pos = [], 0
+    c = config or ChunkConfig()
+    starts, units, pos = [], [], 0
     for d in docs:
         starts.append(pos)
+        units += [(s + pos, e + pos, n) for s, e, n in _units(d.text, c.max_words)]
         pos += len(d.text) + len(CONTEXT_JOIN)
     joined = CONTEXT_JOIN.join(d.text for d in docs)
-    c = config or ChunkConfig()
     out: list[Passage] = []
     counts: dict[str, int] = {}
-    for p in chunk_document(Document("", joined), c.max_words, c.min_words, c.overlap_words):
-        first = _doc_at(starts, p.start)
-        last = _doc_at(starts, p.end - 1)
+    for start, end in _pack(units, c.max_words, c.min_words, c.overlap_words):
+        first, last = _doc_at(starts, start), _doc_at(starts, end - 1)
         held = docs[first:last + 1]
         head = held[0]
         n = counts.get(head.id, 0)
         counts[head.id] = n + 1
-        out.append(Passage(f"{head.id}#{n}", "+".join(dict.fromkeys(d.id for d in held)), p.text,
-                           p.start - starts[first], p.end - starts[last], head.title, head.url))
+        titles = {d.title for d in held}
+        urls = {d.url for d in held}
+        out.append(Passage(f"{head.id}#{n}", "+".join(dict.fromkeys(d.id for d in held)),
+                           joined[start:end], start - starts[first], end - starts[last],
+                           titles.pop() if len(titles) == 1 else "",
+                           urls.pop() if len(urls) == 1 else None))
     return out
 
 
 def _doc_at(starts: list[int], offset: int) -> int:
     """The index of the document whose text (joined at ``starts``) holds ``offset``."""
-    import bisect
     return bisect.bisect_right(starts, offset) - 1

@@ -4,9 +4,11 @@ A claim's support is often spread over sentences that no single contiguous windo
 (the date in one sentence, the place three sentences later, or in the next passage of the
 same document). The verifier therefore reads, beside the best contiguous windows, one
 *assembled* window: sentences of one source document, picked greedily, each adding the
-most claim content words not yet covered, then joined in reading order. Sentences are never
-mixed across documents: words of a claim scattered over different articles (a swapped name
-found in another person's lead) are not support. The NLI model sees the facts side by
+most claim content words not yet covered, then joined in reading order. Retrieved passages
+are never mixed across documents: words of a claim scattered over different articles (a
+swapped name found in another person's lead) are not support. Evidence that is one context
+(an item's RAG references, the references given to ``verify``) is one pool
+(:func:`context_pool`): the text the answer was written from. The NLI model sees the facts side by
 side; word coverage alone never decides, since the combiner's coverage features never
 read it (see the model card for why).
 

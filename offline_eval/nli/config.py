@@ -55,7 +55,8 @@ class VerifyConfig:
             card), so 2 also matches what it was calibrated on.
         assemble_sentences: besides the contiguous windows, read one *assembled* window:
             up to this many sentences of one source document among the claim's evidence
-            passages (grouped by ``doc_id``), picked greedily to cover the claim's content
+            passages (grouped by ``doc_id``; evidence that is one context, an item's RAG
+            references or ``verify``'s references, is one pool), picked greedily to cover the claim's content
             words, in reading order (support spread over sentences or passages of a
             document; see :mod:`offline_eval.nli.assemble`). It is one more
             candidate for ``max_windows``; the coverage features never read it. 0 turns

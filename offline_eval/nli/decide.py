@@ -185,12 +185,14 @@ def _check_numbers(claim: str, verdict: Verdict, about: Sequence[Evidence]) -> V
     passages about the claim's subject: contradicted, naming both values."""
     from offline_eval.audit.quantities import far_quantity
 
-    texts = [verdict.evidence.text] + [e.text for e in about if e.text != verdict.evidence.text]
-    hit = far_quantity(claim, texts)
+    whole = [verdict.evidence] + [e for e in about if e.text != verdict.evidence.text]
+    read = [(e, t) for e in whole for t in segments_about(claim, e, about)]
+    # only the parts about the claim's subject count against it; any part may clear it
+    hit = far_quantity(claim, [t for _, t in read], also=[e.text for e in whole])
     if hit is None:
         return verdict
     q, found, i = hit
-    ev = verdict.evidence if i == 0 else [e for e in about if e.text != verdict.evidence.text][i - 1]
+    ev = read[i][0]
     return Verdict("contradicted", dict(verdict.probs), ev, rule="numbers",
                    reason=f"the claim says {q!r} where the evidence says "
                           f"{', '.join(repr(f) for f in found)} (beyond tolerance)",
@@ -208,13 +210,47 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence], ali
     others = [e for e in passages if e.title and e.passage_id != deciding.passage_id
               and not e.passage_id.startswith("assembled:")]
     for ev, anchored_only in [(deciding, False)] + [(e, True) for e in others]:
-        sub = find_substitution(claim, ev.text, title=ev.title, anchored_only=anchored_only, align=align)
+        sub = next((x for x in (find_substitution(claim, t, title=ev.title, anchored_only=anchored_only,
+                                                  align=align) for t in segments_about(claim, ev, passages))
+                    if x is not None), None)
         if sub is not None:
             return Verdict("contradicted", dict(verdict.probs), ev, rule="names",
                            reason=f"the claim names {sub.claim_name!r} where the evidence "
                                   f"names {sub.passage_name!r}",
                            compared=Compared("name", sub.claim_name, (sub.passage_name,)))
     return verdict
+
+
+def segments_about(claim: str, ev: Evidence, passages: Sequence[Evidence] = ()) -> list[str]:
+    """The texts of ``ev`` the number and name rules read: its whole text, or, for a passage
+    or window of several RAG references (``doc_id`` ``"r1+r2"``), only the parts that come
+    from a reference sharing a name with the claim (every part when the claim names none),
+    so that a swap or a number about another reference's subject is not held against the
+    claim. A window cut from such a passage (its sentences re-joined) keeps the sentences
+    that lie in those references' parts of ``passages``.
+
+    >>> ev = Evidence("r1#0", "Hamlet is a play.\\n\\nFaustus is by Marlowe.", doc_id="r1+r2")
+    >>> segments_about("Hamlet is by Shakespeare.", ev)
+    ['Hamlet is a play.']
+    >>> segments_about("Hamlet is by Shakespeare.", Evidence("r1#0", "Hamlet is a play. Faustus is by Marlowe.",
+    ...                doc_id="r1+r2"), [ev])
+    ['Hamlet is a play.']
+    """
+    from offline_eval.index.chunk import CONTEXT_JOIN
+    from offline_eval.text import entities, split_sentences
+
+    if "+" not in (ev.doc_id or ""):
+        return [ev.text]
+    names = entities(claim)
+
+    def about(part: str) -> bool:
+        return not names or bool(names & entities(part))
+
+    if CONTEXT_JOIN in ev.text:
+        return [t for t in ev.text.split(CONTEXT_JOIN) if t.strip() and about(t)]
+    parts = [t for p in passages for t in p.text.split(CONTEXT_JOIN) if about(t)]
+    kept = [x for x in split_sentences(ev.text) if any(x in t for t in parts)]
+    return [" ".join(kept)] if kept else []
 
 
 def judged_row(j: Any) -> dict[str, Any]:

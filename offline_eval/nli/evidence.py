@@ -7,7 +7,8 @@ lines or as passages of one document. So, before anything is scored:
   (a list of a page's lines, or the snippets a user gathered for the claim; a line break
   ends a sentence, so a line without a full stop is never merged with the next);
 * ``{"id", "text"}`` objects (``title``, ``url`` optional) group by ``id``, in order of
-  first appearance, as ``references`` do: each id is one document;
+  first appearance, as ``references`` do: each id is one document (a ``doc_id`` field, as
+  ``offline-eval search --json`` writes, names the document instead: retrieved passages);
 * :class:`~offline_eval.types.Evidence` passages (what the retrieve stage returns) stay
   passages: they are ranked, and several may share a ``doc_id``.
 
@@ -53,9 +54,60 @@ def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evide
                 plain.append(str(e).strip())
     for key, texts in groups.items():
         m, at = meta[key]
-        out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=key,
+        out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=str(m.get("doc_id") or key),
                            title=m.get("title"), url=m.get("url"))
     if plain_at is not None:
         out[plain_at] = Evidence(passage_id=PLAIN_ID, text="\n".join(plain), doc_id=PLAIN_ID)
     out = [e for e in out if e.text.strip()]
     return out[:top_k] if top_k is not None else out
+
+
+def doc_ids(doc_id: str | None) -> list[str]:
+    """The document ids a ``doc_id`` names (a passage of several references joins theirs
+    with ``+``), each once, in order.
+
+    >>> doc_ids("r1+r2"), doc_ids(None)
+    (['r1', 'r2'], [])
+    """
+    return list(dict.fromkeys(d for d in (doc_id or "").split("+") if d))
+
+
+def cite_references(evidence: Evidence | None, references: Sequence[Any]) -> Evidence | None:
+    """A RAG verdict's deciding window, cited by the references that hold it.
+
+    A window cut from a passage of several references (``doc_id`` ``"r1+r2"``) names, when
+    one reference holds all of it, that reference alone, with its title, url and the
+    window's offsets in its text; otherwise every reference that holds one of its sentences,
+    without offsets, and a title and url only when they share them. ``references`` are the
+    item's (``id``, ``text``, ``title``, ``url``). Other evidence is returned as it is.
+
+    >>> from offline_eval.types import Reference
+    >>> refs = [Reference("a", "Ada was born in 1815.", url="ua"), Reference("b", "She died in 1852.")]
+    >>> e = cite_references(Evidence("a#0", "She died in 1852.", doc_id="a+b", start=23, end=40), refs)
+    >>> e.doc_id, e.start, e.end, e.url
+    ('b', 0, 17, None)
+    >>> cite_references(Evidence("assembled:a#0", "Ada was born in 1815. She died in 1852.", doc_id="a+b+b"), refs).doc_id
+    'a+b'
+    """
+    from dataclasses import replace
+
+    from offline_eval.text import split_sentences
+    if evidence is None or "+" not in (evidence.doc_id or ""):
+        return evidence
+    known = {(getattr(r, "id", None) or f"ref{i}"): r for i, r in enumerate(references)}
+    held = [(d, known[d]) for d in doc_ids(evidence.doc_id) if d in known]
+    if not held:
+        return evidence
+    text = evidence.text
+    for d, r in held:
+        at = r.text.find(text)
+        if at >= 0:
+            return replace(evidence, doc_id=d, title=r.title or None, url=r.url,
+                           start=at, end=at + len(text))
+    sentences = split_sentences(text)
+    holding = [(d, r) for d, r in held if any(s in r.text for s in sentences)] or held
+    titles = {r.title or None for _, r in holding}
+    urls = {r.url for _, r in holding}
+    return replace(evidence, doc_id="+".join(d for d, _ in holding),
+                   title=titles.pop() if len(titles) == 1 else None,
+                   url=urls.pop() if len(urls) == 1 else None, start=None, end=None)

@@ -14,7 +14,7 @@ from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.decide import apply_rules, contradiction_features, decide
-from offline_eval.nli.evidence import as_passages
+from offline_eval.nli.evidence import as_passages, doc_ids
 from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
@@ -66,7 +66,8 @@ def read_passages(evidence: Sequence[Any], top_k: int, s: "ClaimScores") -> list
     if s.assembled is not None:
         a = s.assembled
         first = next((e for e in ev if e.passage_id in a.sources), None)
-        docs = list(dict.fromkeys((e.doc_id or e.passage_id) for e in ev if e.passage_id in a.sources))
+        docs = list(dict.fromkeys(d for e in ev if e.passage_id in a.sources
+                                  for d in (doc_ids(e.doc_id) or [e.passage_id])))
         ev.append(Evidence(passage_id="assembled:" + "+".join(a.sources), text=a.text,
                            doc_id="+".join(docs) if docs else None,
                            title=(first.title if first is not None and first.title else
@@ -165,9 +166,11 @@ class Verifier:
             if cfg.assemble_sentences > 0 or cfg.coverage_sentences > 0:
                 if pools is not None and pools[ci] is not None:
                     groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
-                elif not any(isinstance(e, Evidence) for e in evidence):
+                elif not any(isinstance(e, Evidence) or (isinstance(e, Mapping) and e.get("doc_id"))
+                             for e in evidence):
                     # evidence given as text or {"id", "text"} objects is one context (as an
-                    # item's references are in RAG mode): one pool across its documents
+                    # item's references are in RAG mode): one pool across its documents;
+                    # retrieved passages (Evidence, or objects naming their doc_id) are not
                     groups = [sentence_pool([(e.passage_id, e.text) for e in evs])]
                 else:  # retrieved passages: one pool per source document, in the order they came
                     docs: dict[str, list[tuple[str, str]]] = {}

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from offline_eval.nli.assemble import context_pool
 from offline_eval.nli.config import VerifyConfig, load_config
+from offline_eval.nli.evidence import cite_references
 from offline_eval.nli.verifier import Verifier
-from offline_eval.types import ResponseResult
+from offline_eval.types import Reference, ResponseResult, Verdict
 
 if TYPE_CHECKING:
     from offline_eval.runners.base import Runner
@@ -77,11 +78,19 @@ class Verify:
 
     def __call__(self, batch: list[ResponseResult]) -> list[ResponseResult]:
         jobs = [(c.text, tuple(getattr(c, "evidence", ()) or ())) for r in batch for c in r.claims]
-        context = [bool(r.item.references) for r in batch for _ in r.claims]
+        if not jobs:  # the model loads on the first claim
+            return batch
         verifier = self.verifier()
+        refs = [r.item.references for r in batch for _ in r.claims]
         pools = [context_pool(ev, verifier.config.top_k) if rag else None
-                 for (_, ev), rag in zip(jobs, context)]
-        judged = iter(verifier.judge(jobs, pools) if jobs else [])
-        return [replace(r, claims=tuple(c.with_verdict(next(judged).verdict) for c in r.claims))
+                 for (_, ev), rag in zip(jobs, refs)]
+        verdicts = iter(_cited(j.verdict, rag) for j, rag in zip(verifier.judge(jobs, pools), refs))
+        return [replace(r, claims=tuple(c.with_verdict(next(verdicts)) for c in r.claims))
                 for r in batch]
 
+
+def _cited(verdict: Verdict, references: Sequence[Reference]) -> Verdict:
+    """A RAG verdict's deciding window cited by the references that hold it."""
+    if not references or verdict.evidence is None:
+        return verdict
+    return replace(verdict, evidence=cite_references(verdict.evidence, references))

@@ -175,3 +175,58 @@ def test_the_nuggets_block_is_read_for_nuggets_only(tmp_path):
     assert nug.support == 0.5 and nug.entail_floor == 0.0
     with pytest.raises(ValueError):
         load_config(tmp_path, purpose="other")
+
+
+def test_a_rag_passage_of_several_references_neither_borrows_a_title_nor_miscites():
+    """A passage that holds several references has no title of one of them (the name rule
+    reads a title as the passage's subject), and the window that decides is cited by the
+    reference that holds it, with offsets into that reference."""
+    from offline_eval.index.chunk import ChunkConfig
+    from offline_eval.stages.retrieve import Retrieve
+    from offline_eval.types import Reference
+
+    refs = (Reference("r1", "Hamlet is a play set in Denmark.", title="Hamlet"),
+            Reference("r2", "Doctor Faustus is a tragedy written by Christopher Marlowe.", title="Doctor Faustus"),
+            Reference("r3", "Hamlet is a tragedy written by William Shakespeare.", url="https://e.org/h"))
+    claim = "Hamlet is a tragedy written by William Shakespeare."
+    rec = ResponseResult(Item("q", "", claim, references=refs), claims=(Claim("c", claim),))
+    rec = Retrieve(k=5, chunking=ChunkConfig(16, 10, 0))([rec])[0]
+    assert any("+" in e.doc_id for e in rec.claims[0].evidence)
+    assert all(e.title is None for e in rec.claims[0].evidence if "+" in e.doc_id)
+    v = Verify(runner=EntailAll(), config=VerifyConfig(split_claims=False))([rec])[0].claims[0].verdict
+    assert v.label == "supported"
+    if v.evidence.text == refs[2].text:  # the window is r3's sentence alone
+        assert (v.evidence.doc_id, v.evidence.url, v.evidence.start, v.evidence.end) == (
+            "r3", "https://e.org/h", 0, len(refs[2].text))
+    else:  # a window of two references names both, with no offsets
+        assert v.evidence.start is None and set(v.evidence.doc_id.split("+")) <= {"r1", "r2", "r3"}
+
+
+def test_verify_stage_loads_no_model_for_a_batch_without_claims():
+    stage = Verify(model="no-such-model")
+    rec = ResponseResult(Item("q", "", ""), claims=())
+    assert stage([rec]) == [rec]
+
+
+def test_objects_naming_their_doc_id_are_retrieved_passages_never_joined():
+    """`offline-eval search --json` hits carry a doc_id: passed to verify they stay passages
+    of their own documents, so two articles are not joined into support."""
+    claim = "Ada Brook was born in Leeds in 1820 and she designed the mill in 1851."
+    hits = [{"id": "a#0", "doc_id": "a", "text": "Ada Brook was born in Leeds in 1820 and she lived there."},
+            {"id": "b#0", "doc_id": "b", "text": "Ada Brook designed the mill in 1851."}]
+    v = Verifier(ByWords(), VerifyConfig(split_claims=False))
+    assert v.verify(claim, hits).label == "unverifiable"
+    assert v.verify(claim, [{k: h[k] for k in ("id", "text")} for h in hits]).label == "supported"
+
+
+def test_number_rule_counts_only_parts_about_the_subject_but_any_part_clears():
+    """In a passage of several RAG references, a number of a reference about something else
+    never counts against the claim, and a matching number anywhere in it clears the claim."""
+    v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
+    other = Evidence("r1#0", "K2 is 8,611 metres tall.\n\nEverest is the highest mountain.", doc_id="r1+r2")
+    assert v.verify("Everest is 7,849 metres tall.", [other]).label == "supported"
+    mixed = Evidence("r1#0", "Everest was measured at 7,000 metres in 1850.\n\nThe summit is 8,849 metres high.",
+                     doc_id="r1+r2")
+    assert v.verify("Everest is 8,849 metres tall.", [mixed]).label == "supported"
+    alone = Evidence("r1#0", "Everest was measured at 7,000 metres in 1850.", doc_id="r1")
+    assert v.verify("Everest is 8,849 metres tall.", [alone]).label == "contradicted"
