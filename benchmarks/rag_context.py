@@ -23,7 +23,11 @@ Variants:
   claim's passages (``offline_eval.nli.assemble.context_pool``);
 - ``one document, every window``: the evidence as one string, as ``offline-eval verify``
   reads plain strings: every window of it passes the overlap gate and the two with most
-  claim words reach the model; no retrieval (not shipped for RAG mode: see RESULTS).
+  claim words reach the model; no retrieval (not shipped for RAG mode: see RESULTS);
+- ``verify objects``: the pieces as ``offline-eval verify``'s ``{"id", "text"}`` references,
+  read since 2026-12-07 as one context (one passage of them all, every window read, the
+  verdict cited by the piece that holds its window); ``verify objects, before``: read as
+  before, each piece a document of its own, the first k of them read.
 
 Measures: balanced accuracy of ``supported``; the share of false claims ``contradicted`` and
 of true claims ``contradicted``; CPU seconds of retrieval and verification.
@@ -47,7 +51,8 @@ import verdict_sets as vs
 
 DATA = vs.DATA
 K = 5
-VARIANTS = ("references apart", "one context", "one document, every window")
+VARIANTS = ("references apart", "one context", "one document, every window",
+            "verify objects, before", "verify objects")
 
 
 def climate_claims() -> list[tuple[str, list[str], int]]:
@@ -74,9 +79,17 @@ def judge(verifier: Any, rows: list[tuple[str, list[str], int]], variant: str) -
     from offline_eval.nli.assemble import context_pool
     from offline_eval.types import Item, Reference
 
+    from offline_eval.types import Evidence
+
     t0 = time.process_time()
     if variant == "one document, every window":
         judged = verifier.judge([(c, [t for t in ev if t.strip()]) for c, ev, _ in rows])
+    elif variant == "verify objects":
+        judged = verifier.judge([(c, [{"id": f"r{j}", "text": t} for j, t in enumerate(ev) if t.strip()])
+                                 for c, ev, _ in rows])
+    elif variant == "verify objects, before":  # each object its own document, the first k read
+        judged = verifier.judge([(c, [Evidence(f"r{j}", t, doc_id=f"r{j}") for j, t in enumerate(ev)
+                                      if t.strip()]) for c, ev, _ in rows])
     else:
         items, pools = [], []
         for i, (c, ev, _) in enumerate(rows):
@@ -139,7 +152,9 @@ def main() -> None:
         "chunked as one text, so short ones pack into passages that cite each reference they hold; "
         "the assembled window draws on all of the claim's passages); *one document, every window*: "
         "the evidence as one string, read as `offline-eval verify` reads plain strings (every window "
-        "passes the overlap gate, no retrieval).", "",
+        "passes the overlap gate, no retrieval); *verify objects*: the pieces given to `offline-eval "
+        "verify` as `{\"id\", \"text\"}` references, read as one context (what ships), and "
+        "*before*: each its own document, the first five read.", "",
         "| set | claims (true) | references per claim | reading | balanced acc. | false claims contradicted | true claims contradicted | CPU s |",
         "|---|---|---|---|---|---|---|---|"]
     for name, res in out.items():

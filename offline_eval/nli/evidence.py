@@ -7,8 +7,11 @@ lines or as passages of one document. So, before anything is scored:
   (a list of a page's lines, or the snippets a user gathered for the claim; a line break
   ends a sentence, so a line without a full stop is never merged with the next);
 * ``{"id", "text"}`` objects (``title``, ``url`` optional) group by ``id``, in order of
-  first appearance, as ``references`` do: each id is one document (a ``doc_id`` field, as
-  ``offline-eval search --json`` writes, names the document instead: retrieved passages);
+  first appearance: each id is one document, and together they are **one context**, read
+  as a row's RAG references are: one passage, the documents joined in order by a blank line,
+  whose ``doc_id`` names them all (``"a+b"``); the verdict then cites the one that holds the
+  deciding window (:func:`cite_references`). Objects with a ``doc_id`` field, as
+  ``offline-eval search --json`` writes, are retrieved passages instead, one per ``id``;
 * :class:`~offline_eval.types.Evidence` passages (what the retrieve stage returns) stay
   passages: they are ranked, and several may share a ``doc_id``.
 
@@ -16,7 +19,7 @@ lines or as passages of one document. So, before anything is scored:
 ['Ada was born in 1815.\\nShe died in 1852.']
 >>> [(e.doc_id, e.text) for e in as_passages([{"id": "a", "text": "X."}, {"id": "b", "text": "Y."},
 ...                                            {"id": "a", "text": "Z."}])]
-[('a', 'X.\\nZ.'), ('b', 'Y.')]
+[('a+b', 'X.\\nZ.\\n\\nY.')]
 """
 from __future__ import annotations
 
@@ -52,14 +55,45 @@ def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evide
                 out.append(Evidence(passage_id=PLAIN_ID, text=""))
             if str(e).strip():
                 plain.append(str(e).strip())
+    context = [k for k in groups if not meta[k][0].get("doc_id")]
     for key, texts in groups.items():
         m, at = meta[key]
         out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=str(m.get("doc_id") or key),
                            title=m.get("title"), url=m.get("url"))
+    if len(context) > 1:  # one context: its documents joined, in order, at the first one's slot
+        from offline_eval.index.chunk import CONTEXT_JOIN
+        parts = [out[meta[k][1]] for k in context if out[meta[k][1]].text.strip()]
+        titles, urls = {p.title for p in parts}, {p.url for p in parts}
+        first = meta[context[0]][1]
+        out[first] = Evidence(passage_id=context[0], text=CONTEXT_JOIN.join(p.text for p in parts),
+                              doc_id="+".join(p.passage_id for p in parts),
+                              title=titles.pop() if len(titles) == 1 else None,
+                              url=urls.pop() if len(urls) == 1 else None)
+        for k in context[1:]:
+            out[meta[k][1]] = Evidence(passage_id=k, text="")
     if plain_at is not None:
         out[plain_at] = Evidence(passage_id=PLAIN_ID, text="\n".join(plain), doc_id=PLAIN_ID)
     out = [e for e in out if e.text.strip()]
     return out[:top_k] if top_k is not None else out
+
+
+def given_references(evidence: Sequence[Any]) -> list[Any]:
+    """The documents of a claim's ``{"id", "text"}`` objects (those without a ``doc_id``),
+    as :class:`~offline_eval.types.Reference`, for :func:`cite_references`.
+
+    >>> [(r.id, r.text) for r in given_references([{"id": "a", "text": "X."}, "Y.", {"id": "a", "text": "Z."}])]
+    [('a', 'X.\\nZ.')]
+    """
+    from offline_eval.types import Reference
+    groups: dict[str, list[str]] = {}
+    meta: dict[str, Mapping[str, Any]] = {}
+    for e in evidence:
+        if isinstance(e, Mapping) and not e.get("doc_id"):
+            key = str(e.get("id", ""))
+            meta.setdefault(key, e)
+            if str(e.get("text") or "").strip():
+                groups.setdefault(key, []).append(str(e["text"]).strip())
+    return [Reference(k, "\n".join(t), meta[k].get("url"), meta[k].get("title")) for k, t in groups.items()]
 
 
 def doc_ids(doc_id: str | None) -> list[str]:

@@ -5,7 +5,7 @@ It talks to a model only through the runner interface (``predict(pairs) -> probs
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -14,7 +14,7 @@ from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.decide import apply_rules, contradiction_features, decide
-from offline_eval.nli.evidence import as_passages, doc_ids
+from offline_eval.nli.evidence import as_passages, cite_references, doc_ids, given_references
 from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
@@ -286,6 +286,10 @@ class Verifier:
         passages = read_passages(evidence, self.config.top_k, s)
         v = decide(s, passages, self.config, p, claim or "")
         v = apply_rules(claim or "", s, passages, v, self.config)
+        if v.evidence is not None and "+" in (v.evidence.doc_id or ""):
+            refs = given_references(evidence)  # {"id", "text"} objects: one context
+            if refs:
+                v = replace(v, evidence=cite_references(v.evidence, refs))
         return Judged(v, s, p)
 
     def verify_many(self, items: Sequence[tuple[str, Sequence[Any]]]) -> list[Verdict]:

@@ -119,8 +119,14 @@ def test_references_with_two_ids_are_one_context_but_two_retrieved_articles_are_
              "b": "Ada Brook designed the mill in 1851."}
     v = Verifier(ByWords(), VerifyConfig(split_claims=False))
     given = v.verify(claim, [{"id": k, "text": t} for k, t in texts.items()])
-    assert given.label == "supported" and given.evidence.doc_id == "a+b"
-    assert given.evidence.passage_id == "assembled:a+b"
+    # one context: one passage of both, whose window holding both facts decides and cites both
+    assert given.label == "supported" and given.evidence.doc_id == "a+b" and given.evidence.start is None
+    # a window that one long object holds alone is cited by it, with offsets into its text
+    filler = " ".join(f"Line {i} says nothing." for i in range(80))
+    long = {"a": "A short note.", "b": f"{filler} Ada Brook designed the mill in 1851. {filler}"}
+    one = v.verify("Ada Brook designed the mill in 1851.", [{"id": k, "text": t, "url": f"u{k}"} for k, t in long.items()])
+    assert one.label == "supported" and (one.evidence.doc_id, one.evidence.url) == ("b", "ub")
+    assert long["b"][one.evidence.start:one.evidence.end] == one.evidence.text
     retrieved = v.verify(claim, [Evidence(f"{k}#0", t, doc_id=k) for k, t in texts.items()])
     assert retrieved.label == "unverifiable"
 
