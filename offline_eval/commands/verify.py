@@ -9,7 +9,9 @@ Two row kinds (they may be mixed):
   older ``rule`` and ``reason`` follow them, for one release). ``references`` (``evidence`` is read too, for
   one release) is a list of strings (one document, in order: a page's lines or passages)
   or of ``{"id", "text"}`` objects (``title``, ``url`` optional; grouped by ``id``, one
-  document each). ``probs`` are those of the window that decided, ``decisive_evidence`` its
+  document each, and all of them one context, read as one text and cited by the object
+  that holds the deciding window; objects with a ``doc_id`` are retrieved passages, each
+  its own). ``probs`` are those of the window that decided, ``decisive_evidence`` its
   text and ``evidence_source`` its passage and document.
 
 Claims take the same verdict path as in ``score`` (:meth:`Verifier.judge`): the decision,

@@ -172,6 +172,17 @@ def chunk_documents(docs: Iterable[Document], config: ChunkConfig | None = None
 CONTEXT_JOIN = "\n\n"
 
 
+def flat_blank_lines(text: str) -> str:
+    """``text`` with each blank line inside it read as a line break (``"\\n\\n"`` becomes
+    ``"\\n "``: the same length, so offsets hold), so that in a context a blank line is
+    only ever the boundary between two documents.
+
+    >>> flat_blank_lines("A.\\n\\nB.\\n\\n\\nC.")
+    'A.\\n B.\\n \\nC.'
+    """
+    return text.replace(CONTEXT_JOIN, "\n ")
+
+
 def chunk_context(docs: Iterable[Document], config: ChunkConfig | None = None) -> list[Passage]:
     """Passages of documents read as **one context**, in order (an item's RAG references).
 
@@ -182,7 +193,9 @@ def chunk_context(docs: Iterable[Document], config: ChunkConfig | None = None) -
     cites every document it holds: ``doc_id`` is their ids joined by ``+`` (one id when it
     lies in one document), ``title`` and ``url`` are theirs when they all share them (else
     empty), ``start`` is an offset into its first document and ``end`` into its last; its id
-    is its first document's id, ``#``, and a count of the passages that start there.
+    is its first document's id, ``#``, and a count of the passages that start there. A blank
+    line inside a document reads as a line break (:func:`flat_blank_lines`), so in a
+    passage a blank line always separates two documents.
 
     >>> docs = [Document("a", "Ada was born in 1815.", "Ada"), Document("b", "She died in 1852.", "B")]
     >>> [(p.id, p.doc_id, p.title, p.text) for p in chunk_context(docs)]
@@ -199,7 +212,7 @@ def chunk_context(docs: Iterable[Document], config: ChunkConfig | None = None) -
         starts.append(pos)
         units += [(s + pos, e + pos, n) for s, e, n in _units(d.text, c.max_words)]
         pos += len(d.text) + len(CONTEXT_JOIN)
-    joined = CONTEXT_JOIN.join(d.text for d in docs)
+    joined = CONTEXT_JOIN.join(flat_blank_lines(d.text) for d in docs)
     out: list[Passage] = []
     counts: dict[str, int] = {}
     for start, end in _pack(units, c.max_words, c.min_words, c.overlap_words):

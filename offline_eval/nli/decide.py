@@ -223,11 +223,12 @@ def _check_names(claim: str, verdict: Verdict, passages: Sequence[Evidence], ali
 
 def segments_about(claim: str, ev: Evidence, passages: Sequence[Evidence] = ()) -> list[str]:
     """The texts of ``ev`` the number and name rules read: its whole text, or, for a passage
-    or window of several RAG references (``doc_id`` ``"r1+r2"``), only the parts that come
-    from a reference sharing a name with the claim (every part when the claim names none),
-    so that a swap or a number about another reference's subject is not held against the
-    claim. A window cut from such a passage (its sentences re-joined) keeps the sentences
-    that lie in those references' parts of ``passages``.
+    or window of several references (``doc_id`` ``"r1+r2"``; a blank line separates them),
+    only the parts that come from a reference sharing a name with the claim (every part when
+    none does, or the claim names nothing), so that a swap or a number about another
+    reference's subject is not held against the claim. A window cut from such a passage (its
+    sentences re-joined) keeps the sentences that lie in those references' parts of
+    ``passages``.
 
     >>> ev = Evidence("r1#0", "Hamlet is a play.\\n\\nFaustus is by Marlowe.", doc_id="r1+r2")
     >>> segments_about("Hamlet is by Shakespeare.", ev)
@@ -246,10 +247,13 @@ def segments_about(claim: str, ev: Evidence, passages: Sequence[Evidence] = ()) 
     def about(part: str) -> bool:
         return not names or bool(names & entities(part))
 
+    def named(parts: list[str]) -> list[str]:
+        return [t for t in parts if about(t)] or parts
+
     if CONTEXT_JOIN in ev.text:
-        return [t for t in ev.text.split(CONTEXT_JOIN) if t.strip() and about(t)]
-    parts = [t for p in passages for t in p.text.split(CONTEXT_JOIN) if about(t)]
-    kept = [x for x in split_sentences(ev.text) if any(x in t for t in parts)]
+        return named([t for t in ev.text.split(CONTEXT_JOIN) if t.strip()])
+    parts = [t for p in passages for t in named([t for t in p.text.split(CONTEXT_JOIN) if t.strip()])]
+    kept = [x for x in split_sentences(ev.text) if not parts or any(x in t for t in parts)]
     return [" ".join(kept)] if kept else []
 
 

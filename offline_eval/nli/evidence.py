@@ -61,12 +61,13 @@ def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evide
         out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=str(m.get("doc_id") or key),
                            title=m.get("title"), url=m.get("url"))
     if len(context) > 1:  # one context: its documents joined, in order, at the first one's slot
-        from offline_eval.index.chunk import CONTEXT_JOIN
+        from offline_eval.index.chunk import CONTEXT_JOIN, flat_blank_lines
         parts = [out[meta[k][1]] for k in context if out[meta[k][1]].text.strip()]
         titles, urls = {p.title for p in parts}, {p.url for p in parts}
         first = meta[context[0]][1]
-        out[first] = Evidence(passage_id=context[0], text=CONTEXT_JOIN.join(p.text for p in parts),
-                              doc_id="+".join(p.passage_id for p in parts),
+        ids = "+".join(p.passage_id for p in parts)
+        out[first] = Evidence(passage_id=ids, text=CONTEXT_JOIN.join(flat_blank_lines(p.text) for p in parts),
+                              doc_id=ids,
                               title=titles.pop() if len(titles) == 1 else None,
                               url=urls.pop() if len(urls) == 1 else None)
         for k in context[1:]:
@@ -79,7 +80,9 @@ def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evide
 
 def given_references(evidence: Sequence[Any]) -> list[Any]:
     """The documents of a claim's ``{"id", "text"}`` objects (those without a ``doc_id``),
-    as :class:`~offline_eval.types.Reference`, for :func:`cite_references`.
+    as :class:`~offline_eval.types.Reference`, for :func:`cite_references`: an id's text as
+    read (stripped; the texts of a repeated id joined by a line break), which a citation's
+    offsets index.
 
     >>> [(r.id, r.text) for r in given_references([{"id": "a", "text": "X."}, "Y.", {"id": "a", "text": "Z."}])]
     [('a', 'X.\\nZ.')]
@@ -125,23 +128,27 @@ def cite_references(evidence: Evidence | None, references: Sequence[Any]) -> Evi
     """
     from dataclasses import replace
 
+    from offline_eval.index.chunk import flat_blank_lines
     from offline_eval.text import split_sentences
     if evidence is None or "+" not in (evidence.doc_id or ""):
         return evidence
     known = {(getattr(r, "id", None) or f"ref{i}"): r for i, r in enumerate(references)}
-    held = [(d, known[d]) for d in doc_ids(evidence.doc_id) if d in known]
+    ids = doc_ids(evidence.doc_id)
+    held = [(d, known[d], flat_blank_lines(known[d].text)) for d in ids if d in known]
     if not held:
         return evidence
+    joined = evidence.passage_id == evidence.doc_id  # the whole of verify's objects, not a passage
     text = evidence.text
-    for d, r in held:
-        at = r.text.find(text)
+    for d, r, flat in held:
+        at = flat.find(text)  # the same length as r.text: offsets into it
         if at >= 0:
             return replace(evidence, doc_id=d, title=r.title or None, url=r.url,
-                           start=at, end=at + len(text))
+                           start=at, end=at + len(text), passage_id=d if joined else evidence.passage_id)
     sentences = split_sentences(text)
-    holding = [(d, r) for d, r in held if any(s in r.text for s in sentences)] or held
-    titles = {r.title or None for _, r in holding}
-    urls = {r.url for _, r in holding}
+    holders = {d for d, _, flat in held if any(s in flat for s in sentences)} or {d for d, _, _ in held}
+    holding = [(d, known.get(d)) for d in ids if d in holders or d not in known]  # others: plain strings
+    titles = {getattr(known.get(d), "title", None) or None for d, _ in holding}
+    urls = {getattr(known.get(d), "url", None) for d, _ in holding}
     return replace(evidence, doc_id="+".join(d for d, _ in holding),
                    title=titles.pop() if len(titles) == 1 else None,
                    url=urls.pop() if len(urls) == 1 else None, start=None, end=None)

@@ -126,6 +126,7 @@ def test_references_with_two_ids_are_one_context_but_two_retrieved_articles_are_
     long = {"a": "A short note.", "b": f"{filler} Ada Brook designed the mill in 1851. {filler}"}
     one = v.verify("Ada Brook designed the mill in 1851.", [{"id": k, "text": t, "url": f"u{k}"} for k, t in long.items()])
     assert one.label == "supported" and (one.evidence.doc_id, one.evidence.url) == ("b", "ub")
+    assert one.evidence.passage_id == "b"
     assert long["b"][one.evidence.start:one.evidence.end] == one.evidence.text
     retrieved = v.verify(claim, [Evidence(f"{k}#0", t, doc_id=k) for k, t in texts.items()])
     assert retrieved.label == "unverifiable"
@@ -236,3 +237,28 @@ def test_number_rule_counts_only_parts_about_the_subject_but_any_part_clears():
     assert v.verify("Everest is 8,849 metres tall.", [mixed]).label == "supported"
     alone = Evidence("r1#0", "Everest was measured at 7,000 metres in 1850.", doc_id="r1")
     assert v.verify("Everest is 8,849 metres tall.", [alone]).label == "contradicted"
+
+
+def test_a_second_object_never_silences_the_rules():
+    """Given objects are one context, but a swap or a far number in the object about the
+    claim is still caught: a reference that shares no name with the claim does not hide the
+    one that does, and a blank line inside an object is no boundary between references."""
+    v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
+    mill = {"id": "m", "text": "The old mill was designed by Ada Brook."}
+    other = {"id": "b", "text": "Charles Babbage designed engines."}
+    claim = "The old mill was designed by Tom Hale."
+    assert v.verify(claim, [mill]).rule == "names"
+    assert v.verify(claim, [mill, other]).rule == "names"
+    v0 = Verifier(EntailAll(), VerifyConfig(split_claims=False, assemble_sentences=0))
+    ada = {"id": "a", "text": "Ada Lovelace was a mathematician.\n\nShe was born in 1915."}
+    assert v0.verify("Ada Lovelace was born in 1815.", [ada]).rule == "numbers"
+    assert v0.verify("Ada Lovelace was born in 1815.", [ada, other]).rule == "numbers"
+    assert v0.verify("Ada Lovelace was born in 1815.", [ada["text"], other["text"]]).rule == "numbers"
+
+
+def test_a_citation_of_strings_and_objects_keeps_the_strings_document():
+    v = Verifier(ByWords(), VerifyConfig(split_claims=False))
+    got = v.verify("Ada Brook was born in Leeds in 1820 and she designed the mill in 1851.",
+                   ["Ada Brook was born in Leeds in 1820 and she lived there.",
+                    {"id": "a", "text": "Ada Brook designed the mill in 1851."}, {"id": "b", "text": "Unrelated."}])
+    assert got.label == "supported" and set(got.evidence.doc_id.split("+")) == {"evidence", "a"}
