@@ -108,11 +108,12 @@ class Verifier:
         self._overhead = int(overhead()) if callable(overhead) else 3
 
     def _count(self, texts: Sequence[str]) -> list[int]:
-        """Token counts, remembered per text (bounded)."""
+        """Token counts, remembered per text (bounded: the memo is cleared when full, before
+        the texts it lacks are counted, so every text asked for is in it)."""
+        if len(self._lengths) > _CACHE_MAX:
+            self._lengths.clear()
         todo = list(dict.fromkeys(t for t in texts if t not in self._lengths))
         if todo:
-            if len(self._lengths) > _CACHE_MAX:
-                self._lengths.clear()
             self._lengths.update(zip(todo, self._count_raw(todo)))
         return [self._lengths[t] for t in texts]
 

@@ -267,3 +267,15 @@ def test_a_supported_claim_with_a_far_off_number_is_contradicted(fake_runner):
     assert Verifier(fake, VerifyConfig(split_claims=False)).verify(passage, [passage]).label == "supported"
     off = Verifier(fake, VerifyConfig(split_claims=False, check_numbers=False))
     assert off.verify(claim, [passage]).label == "supported"
+
+
+def test_token_count_memo_clears_without_losing_the_texts_asked_for(fake_runner, monkeypatch):
+    """A long run fills the memo; the call that finds it full must still count every text
+    (it once cleared the memo after deciding which texts it already had: a KeyError)."""
+    import offline_eval.nli.verifier as verifier_module
+    from offline_eval.nli.config import VerifyConfig
+    from offline_eval.nli.verifier import Verifier
+    monkeypatch.setattr(verifier_module, "_CACHE_MAX", 3)
+    v = Verifier(fake_runner, VerifyConfig(split_claims=False))
+    assert v._count(["a b", "c", "d e f", "g"]) == v._count(["a b", "c", "d e f", "g"])
+    assert len(v._count(["a b", "new text", "c"])) == 3
