@@ -3,8 +3,9 @@
 Two sources, chosen per item:
 
 - **RAG mode**: an item that carries ``references`` is searched on its own; its
-  references are chunked into passages and indexed in memory, and the corpus is not
-  used.
+  references, read as one context in order, are chunked into passages (a passage may hold
+  several short references and cites them all) and indexed in memory, and the corpus is
+  not used.
 - **Corpus mode**: any other item is searched in the corpus given to the stage (a
   :class:`~offline_eval.index.searcher.SearchIndex`, a corpus folder or a corpus name
   in the data home, e.g. ``"wiki-vital"``), opened on first use. With
