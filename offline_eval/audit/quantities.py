@@ -175,7 +175,7 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     if a.kind != b.kind:
         return False
     if (a.worded or b.worded) and not (a.noun and a.noun == b.noun):
-        return False  # "four 50cm torpedo tubes" says nothing to hold against a bare "39"
+        return False  # "four 53cm torpedo tubes" says nothing to hold against a bare "39"
     if a.kind not in ("count", "ordinal") or a.noun == b.noun:
         return True
     if a.noun and b.noun:

@@ -31,47 +31,54 @@ from offline_eval.types import Evidence
 PLAIN_ID = "evidence"
 
 
+def _objects(evidence: Sequence[Any]) -> dict[str, tuple[Mapping[str, Any], list[str]]]:
+    """``{"id", "text"}`` objects grouped by id, in order of first appearance: the id's first
+    object (its title, url and ``doc_id``) and its texts, stripped, empty ones dropped."""
+    out: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
+    for e in evidence:
+        if isinstance(e, Mapping) and not isinstance(e, Evidence):
+            texts = out.setdefault(str(e.get("id", "")), (e, []))[1]
+            if str(e.get("text") or "").strip():
+                texts.append(str(e["text"]).strip())
+    return out
+
+
 def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evidence]:
     """The passages a claim's ``evidence`` stands for (see the module docstring), the
     first ``top_k`` of them when given. Empty strings are dropped."""
     out: list[Evidence] = []
     plain: list[str] = []
     plain_at: int | None = None  # where the plain strings' document goes
-    groups: dict[str, list[str]] = {}
-    meta: dict[str, tuple[Mapping[str, Any], int]] = {}  # first object of an id, its slot
+    slot: dict[str, int] = {}  # where each object id's document goes
     for e in evidence:
         if isinstance(e, Evidence):
             out.append(e)
         elif isinstance(e, Mapping):
             key = str(e.get("id", ""))
-            if key not in groups:
-                groups[key], meta[key] = [], (e, len(out))
+            if key not in slot:
+                slot[key] = len(out)
                 out.append(Evidence(passage_id=key, text=""))
-            if str(e.get("text") or "").strip():
-                groups[key].append(str(e["text"]).strip())
         else:
             if plain_at is None:
                 plain_at = len(out)
                 out.append(Evidence(passage_id=PLAIN_ID, text=""))
             if str(e).strip():
                 plain.append(str(e).strip())
-    context = [k for k in groups if not meta[k][0].get("doc_id")]
-    for key, texts in groups.items():
-        m, at = meta[key]
-        out[at] = Evidence(passage_id=key, text="\n".join(texts), doc_id=str(m.get("doc_id") or key),
-                           title=m.get("title"), url=m.get("url"))
+    objects = _objects(evidence)
+    for key, (m, texts) in objects.items():
+        out[slot[key]] = Evidence(passage_id=key, text="\n".join(texts), doc_id=str(m.get("doc_id") or key),
+                                  title=m.get("title"), url=m.get("url"))
+    context = [k for k, (m, _) in objects.items() if not m.get("doc_id")]
     if len(context) > 1:  # one context: its documents joined, in order, at the first one's slot
         from offline_eval.index.chunk import CONTEXT_JOIN, flat_blank_lines
-        parts = [out[meta[k][1]] for k in context if out[meta[k][1]].text.strip()]
+        parts = [out[slot[k]] for k in context if out[slot[k]].text.strip()]
         titles, urls = {p.title for p in parts}, {p.url for p in parts}
-        first = meta[context[0]][1]
         ids = "+".join(p.passage_id for p in parts)
-        out[first] = Evidence(passage_id=ids, text=CONTEXT_JOIN.join(flat_blank_lines(p.text) for p in parts),
-                              doc_id=ids,
-                              title=titles.pop() if len(titles) == 1 else None,
-                              url=urls.pop() if len(urls) == 1 else None)
+        out[slot[context[0]]] = Evidence(
+            passage_id=ids, text=CONTEXT_JOIN.join(flat_blank_lines(p.text) for p in parts), doc_id=ids,
+            title=titles.pop() if len(titles) == 1 else None, url=urls.pop() if len(urls) == 1 else None)
         for k in context[1:]:
-            out[meta[k][1]] = Evidence(passage_id=k, text="")
+            out[slot[k]] = Evidence(passage_id=k, text="")
     if plain_at is not None:
         out[plain_at] = Evidence(passage_id=PLAIN_ID, text="\n".join(plain), doc_id=PLAIN_ID)
     out = [e for e in out if e.text.strip()]
@@ -88,15 +95,8 @@ def given_references(evidence: Sequence[Any]) -> list[Any]:
     [('a', 'X.\\nZ.')]
     """
     from offline_eval.types import Reference
-    groups: dict[str, list[str]] = {}
-    meta: dict[str, Mapping[str, Any]] = {}
-    for e in evidence:
-        if isinstance(e, Mapping) and not e.get("doc_id"):
-            key = str(e.get("id", ""))
-            meta.setdefault(key, e)
-            if str(e.get("text") or "").strip():
-                groups.setdefault(key, []).append(str(e["text"]).strip())
-    return [Reference(k, "\n".join(t), meta[k].get("url"), meta[k].get("title")) for k, t in groups.items()]
+    return [Reference(k, "\n".join(t), m.get("url"), m.get("title"))
+            for k, (m, t) in _objects(evidence).items() if t and not m.get("doc_id")]
 
 
 def doc_ids(doc_id: str | None) -> list[str]:

@@ -34,10 +34,10 @@ def claim(text, label, passage="", importance="okay", cid="c1"):
     ("One of the oldest bridges stands here.", "The 4 bridges date from 1500.", "no_claim_numbers"),
     # a number inside a name, or a list item's number, is no quantity
     ("ICD-9 is used for medical billing.", "ICD-10 replaced it; 1 in 3 claims changed.", "no_claim_numbers"),
-    ("The road is the N2.", "The town has 5,768,400 people.", "no_claim_numbers"),
+    ("The road is the N2.", "The town has 41,200 people.", "no_claim_numbers"),
     ("4. The Album came out in 2020.", "They released 2 albums in 2020.", "match"),
     # a count in words needs a counted noun on both sides
-    ("The U-boat was armed with four 50cm torpedo tubes.", "U-39 and U-53 were built in 40 months.",
+    ("The submarine carried four 53cm torpedo tubes.", "U-39 and U-53 were built in 40 months.",
      "no_comparable_numbers"),
 ])
 def test_number_judgement(c, e, status):
