@@ -10,11 +10,14 @@ Workloads, all in one run:
   their reference, and ``--rag-n`` dev Factcheck-GPT answers with their human and web
   evidence (when ``../shared/data`` is there), reported as a ratio to corpus mode; the
   Factcheck-GPT answers run twice, at the default ``--source-chars`` and with every
-  reference (``--source-chars 0``, how RAG mode read them before the budget).
+  reference (``--source-chars 0``, how RAG mode read them before the budget);
+* the corpus workload (first backend) and the Factcheck-GPT one again with every spaCy parse
+  in the scoring process (``OFFLINE_EVAL_SPACY_WORKERS=0``), against the default spaCy
+  worker processes (:mod:`offline_eval.spacy_workers`), outputs compared byte for byte.
 
 Syntactic decomposer. Each run is its own process (so peak RSS is its own). CPU seconds and
-peak RSS include the child processes it starts (the importance ranker's spaCy parse
-workers, started by the first batch with enough claims, inside the timing).
+peak RSS include the child processes it starts (the spaCy worker processes, started by the
+first batch with enough work, inside the timing).
 
 Run: ``python benchmarks/end_to_end.py [-n 200] [--rag-n 24] [--device cpu|cuda]
 [--backends onnx,torch]``
@@ -35,6 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import (children_cpu_seconds, children_peak_rss_mb, cpu_description,  # noqa: E402
                       peak_rss_mb, write_section)
+
+from offline_eval.spacy_workers import WORKERS_ENV  # noqa: E402
 
 
 def wiki_rows(n: int, inject_errors: bool = True, references: bool = False) -> list[dict]:
@@ -88,6 +93,8 @@ def factcheck_rows(n: int) -> list[dict]:
 
 #: the workload whose RAG run is repeated with every reference (``--source-chars 0``)
 EVERY_REFERENCE = ", every reference (--source-chars 0)"
+#: workloads run again with no spaCy worker processes (``OFFLINE_EVAL_SPACY_WORKERS=0``)
+ONE_PROCESS = ", spaCy in one process"
 
 
 def workloads(n: int, rag_n: int, tmp: Path) -> list[tuple[str, Path]]:
@@ -106,6 +113,10 @@ def workloads(n: int, rag_n: int, tmp: Path) -> list[tuple[str, Path]]:
         out.append((name, path))
     if FCGPT.is_file():
         out.append((out[-1][0] + EVERY_REFERENCE, out[-1][1]))
+    # the same rows with every spaCy parse in the scoring process (no worker processes)
+    out.append((out[0][0] + ONE_PROCESS, out[0][1]))
+    if FCGPT.is_file():
+        out.append((out[2][0] + ONE_PROCESS, out[2][1]))
     return out
 
 
@@ -144,6 +155,32 @@ def child(inp: str, backend: str, device: str, out: str, batch: int = 32,
     print(json.dumps({"backend": backend, "n": len(items), "done": stats.done, "failed": stats.failed,
                       "wall": wall, "rps": len(items) / wall, "cpu_s": cpu, "rss_mb": rss,
                       "stages": times}))
+
+
+def _column(name: str, backend: str) -> str:
+    """A run's short name in the per-stage table."""
+    notes = (["Factcheck-GPT"] if "Factcheck" in name else ["wiki"] if name.startswith("RAG") else [])
+    notes += (["every reference"] if EVERY_REFERENCE in name else []) + (
+        ["one process"] if name.endswith(ONE_PROCESS) else [])
+    return f"{name.split(':')[0]} {backend}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+def workers_effect(runs: list[tuple[str, str, dict]], outs: dict[tuple[str, str], str]) -> str:
+    """What the spaCy worker processes change: speed, and whether any row differs."""
+    parts, same = [], True
+    for name, b, r in runs:
+        if not name.endswith(ONE_PROCESS):
+            continue
+        base = name.removesuffix(ONE_PROCESS)
+        with_workers = next(x for n, bb, x in runs if n == base and bb == b)
+        parts.append(f"{_column(base, b)} {r['rps']:.2f} -> {with_workers['rps']:.2f} responses/s "
+                     f"(CPU s {r['cpu_s']:.1f} -> {with_workers['cpu_s']:.1f})")
+        same = same and outs[name, b] == outs[base, b]
+    return ("**spaCy worker processes** (the splitter's, the decomposer's and the ranker's parses "
+            "shared with one fewer worker process than the CPUs, `offline_eval/spacy_workers.py`), "
+            f"against every parse in the scoring process (`{WORKERS_ENV}=0`), same rows in this "
+            "run: " + "; ".join(parts) + ". Output files byte-identical with and without them: "
+            + ("yes" if same else "**no**") + ".")
 
 
 def budget_effect(default: str, every: str) -> str:
@@ -199,13 +236,14 @@ def main() -> int:
         sets = workloads(args.n, args.rag_n, Path(tmp))
         shapes = {name: _shape(path) for name, path in sets}
         for k, (name, path) in enumerate(sets):
+            env = dict(os.environ, **({WORKERS_ENV: "0"} if name.endswith(ONE_PROCESS) else {}))
             for backend in (backends if k == 0 else backends[:1]):
                 proc = subprocess.run([sys.executable, __file__, "--child", str(path), backend,
                                        args.device, str(Path(tmp) / f"{k}-{backend}.jsonl"),
                                        "--batch-size", str(args.batch_size),
                                        *(["--source-chars", "0"] if name.endswith(EVERY_REFERENCE)
                                          else [])],
-                                      capture_output=True, text=True)
+                                      capture_output=True, text=True, env=env)
                 if proc.returncode != 0:
                     print(proc.stderr[-3000:], file=sys.stderr)
                     return 1
@@ -213,7 +251,7 @@ def main() -> int:
                 runs[-1][2]["out"] = (Path(tmp) / f"{k}-{backend}.jsonl").read_text(encoding="utf-8")
                 print(runs[-1][:2], runs[-1][2]["rps"], flush=True)
     load = os.getloadavg()[0]
-    outs = {name: r.pop("out") for name, _, r in runs if name.startswith("RAG")}
+    outs = {(name, b): r.pop("out") for name, b, r in runs}
     corpus = runs[0][2]
     lines = ["## End to end (`offline-eval score`)", "",
              f"`benchmarks/end_to_end.py`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -238,17 +276,13 @@ def main() -> int:
                      f"{r['rps'] / corpus['rps']:.2f} | {r['wall']:.1f} | {r['cpu_s']:.1f} | "
                      f"{r['failed']} | {r['rss_mb']:.0f} |")
     lines += ["", "Per-stage time (s, summed over batches):", "",
-              "| stage | " + " | ".join(f"{name.split(':')[0]} {b}" + (
-                  " (Factcheck-GPT" + (", every reference)" if name.endswith(EVERY_REFERENCE)
-                                       else ")") if "Factcheck" in name
-                  else " (wiki)" if "RAG" in name
-                  else "") for name, b, _ in runs) + " |",
+              "| stage | " + " | ".join(_column(name, b) for name, b, _ in runs) + " |",
               "|---|" + "---|" * len(runs)]
     for st in corpus["stages"]:
         lines.append(f"| {st} | " + " | ".join(f"{r['stages'].get(st, 0):.1f}" for _, _, r in runs)
                      + " |")
-    rag = [(name, r) for name, b, r in runs
-           if name.startswith("RAG") and not name.endswith(EVERY_REFERENCE)]
+    rag = [(name, r) for name, b, r in runs if name.startswith("RAG")
+           and not name.endswith(EVERY_REFERENCE) and not name.endswith(ONE_PROCESS)]
     worst = min((r["rps"] / corpus["rps"] for _, r in rag), default=None)
     lines += ["", "Reference: FActScore and VeriScore take over 100 s per response through their LLM APIs.",
               "", f"Targets: corpus mode >= 2 responses/s at 200 responses of ~150 words (the "
@@ -258,9 +292,12 @@ def main() -> int:
                                  f"{100 * worst:.0f}% at worst ({'met' if worst >= 0.5 else 'not met'})")
               + "; peak RSS of every run " + ("within" if all(
                   r["rss_mb"] <= 2048 for _, _, r in runs) else "over") + " 2 GB."]
-    every = [name for name in outs if name.endswith(EVERY_REFERENCE)]
+    first = {name: b for name, b, _ in reversed(runs)}   # each workload's first backend
+    every = [name for name in first if name.endswith(EVERY_REFERENCE)]
     if every:
-        lines += ["", budget_effect(outs[every[0].removesuffix(EVERY_REFERENCE)], outs[every[0]])]
+        base = every[0].removesuffix(EVERY_REFERENCE)
+        lines += ["", budget_effect(outs[base, first[base]], outs[every[0], first[every[0]]])]
+    lines += ["", workers_effect(runs, outs)]
     if not args.no_write:
         write_section("\n".join(lines), "end_to_end" if args.device == "cpu" else f"end_to_end_{args.device}")
     print("\n".join(lines))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from offline_eval.decomposition.filters import classify
 from offline_eval.decomposition.markup import Block, blocks
+from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL
 from offline_eval.index.stopwords import STOPWORDS
 from offline_eval.types import Sentence
 
@@ -126,8 +127,64 @@ def split_response(text: str, nlp: Language, limit: int = CHUNK_CHARS) -> SplitR
     return split_responses([text], nlp, limit)[0]
 
 
-def split_responses(texts: Sequence[str], nlp: Language, limit: int = CHUNK_CHARS) -> list[SplitResult]:
-    """:func:`split_response` for many texts, with one batched spaCy stream."""
+def split_responses(texts: Sequence[str], nlp: Language, limit: int = CHUNK_CHARS,
+                    model: str | None = DEFAULT_SPACY_MODEL) -> list[SplitResult]:
+    """:func:`split_response` for many texts, with one batched spaCy stream.
+
+    When ``nlp`` is the ``split`` pipeline :func:`~offline_eval.decomposition.nlp.load_spacy`
+    loaded for ``model`` (None: never) and the texts hold more than :data:`POOL_START`
+    characters, they are cut into chunks shared with the process's spaCy workers
+    (:func:`~offline_eval.spacy_workers.shared_pool`); a text's units depend on it alone,
+    so the result is the same.
+    """
+    pool = _pool(texts, nlp, model)
+    if pool is not None:
+        from offline_eval.spacy_workers import chunked
+        chunks = chunked(list(texts), pool, CHUNK_MIN, CHUNK_MAX, weight=len)
+        return pool.map("split", {"limit": limit}, chunks,
+                        lambda c: _split_here(c, nlp, limit), split_from_json)
+    return _split_here(texts, nlp, limit)
+
+
+#: characters of one call that start the shared spaCy workers
+POOL_START = 20_000
+#: characters per chunk sent to a spaCy worker: at least / at most
+CHUNK_MIN, CHUNK_MAX = 2_000, 20_000
+
+
+def _pool(texts: Sequence[str], nlp: Language, model: str | None) -> Any:
+    n = sum(len(t) for t in texts)
+    if model is None or n < 2 * CHUNK_MIN:
+        return None
+    from offline_eval.decomposition.nlp import is_loaded
+    if not is_loaded(nlp, model, "split"):
+        return None
+    from offline_eval.spacy_workers import shared_pool
+    return shared_pool(model, start=n > POOL_START)
+
+
+def split_task(model: str, options: dict[str, Any], items: list[Any]) -> list[Any]:
+    """A spaCy worker's side of :func:`split_responses`: each text's units, as JSON."""
+    from offline_eval.decomposition.nlp import load_spacy
+    limit = int(options.get("limit", CHUNK_CHARS))
+    return [split_to_json(r) for r in _split_here([str(t) for t in items],
+                                                  load_spacy(model, "split"), limit)]
+
+
+def split_to_json(res: SplitResult) -> list[Any]:
+    """A JSON-ready list of ``res`` (:func:`split_from_json` reads it back)."""
+    return [[[u.text, u.start, u.end, u.kind, u.reason] for u in res.sentences],
+            res.deflection, res.reason, list(res.warnings)]
+
+
+def split_from_json(data: list[Any]) -> SplitResult:
+    """The :class:`SplitResult` of :func:`split_to_json`'s list."""
+    units, deflection, reason, warnings = data
+    return SplitResult(tuple(Sentence(str(t), int(a), int(b), k, r) for t, a, b, k, r in units),
+                       bool(deflection), reason, tuple(warnings))
+
+
+def _split_here(texts: Sequence[str], nlp: Language, limit: int) -> list[SplitResult]:
     live = [k for k, t in enumerate(texts) if t.strip()]
     spans = dict(zip(live, _spans_many([texts[k] for k in live], nlp, limit)))
     out = []

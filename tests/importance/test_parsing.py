@@ -70,13 +70,16 @@ def test_worker_views_equal_the_views_parsed_here(parse_nlp, pool):
     texts = claims(2 * CHUNK + 5)
     worker = pool.workers[0]
     cpu = worker.cpu_seconds()
-    assert worker.parse(texts[:7]) == parse_views(parse_nlp, texts[:7])
+    parse = lambda t: [ClaimView.from_json(x) for x in worker.call("views", {}, t)]  # noqa: E731
+    with worker.lock:
+        assert parse(texts[:7]) == parse_views(parse_nlp, texts[:7])
     assert worker.cpu_seconds() >= cpu
     assert pool.views(parse_nlp, texts) == parse_views(parse_nlp, texts)
     assert pool.views(parse_nlp, []) == []
     odd = ["", "Two lines:\nSão Paulo grew in 1950.\r\nThen it grew more.", "Zoë \u2028 met Zürich's mayor.",
            "\"Quoted\" {json-like: [1, 2]} text"]
-    assert worker.parse(odd) == parse_views(parse_nlp, odd)
+    with worker.lock:
+        assert parse(odd) == parse_views(parse_nlp, odd)
 
 
 def test_a_worker_that_cannot_load_is_skipped_and_this_process_parses(parse_nlp):
@@ -100,8 +103,8 @@ def test_a_worker_that_dies_loses_no_chunk(parse_nlp):
         worker = pool.workers[0]
         worker.proc.kill()
         worker.proc.wait()
-        with pytest.raises(ModelError, match="parse worker failed"):
-            worker.parse(["A claim."])
+        with pytest.raises(ModelError, match="spaCy worker failed"):
+            worker.call("views", {}, ["A claim."])
         texts = claims(3 * CHUNK)
         assert pool.views(parse_nlp, texts) == parse_views(parse_nlp, texts)
         assert not worker.ready.is_set() and worker.error  # retired after the failure
@@ -141,3 +144,26 @@ def test_ranker_parses_alone_with_a_pipeline_the_workers_would_not_load(nlp, emb
     assert ranker.parse_pool is None
     with pytest.raises(ValueError, match="parse_workers"):
         ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, parse_workers=-1)
+
+
+def test_ranker_by_default_parses_with_the_shared_workers(parse_nlp, embedder, monkeypatch):
+    from offline_eval import spacy_workers as sw
+    from offline_eval.importance.ranker import SPACY_MODEL, ImportanceRanker, RankRequest
+
+    monkeypatch.setenv(sw.WORKERS_ENV, "1")
+    sw.close_shared()
+    texts = claims(2 * CHUNK + 3)
+    requests = [RankRequest(QUERY, tuple(texts[i:i + 12])) for i in range(0, len(texts), 12)]
+    ranker = ImportanceRanker(combiner=type_match_combiner(), embedder=embedder, nlp=parse_nlp)
+    try:
+        first = ranker.features(requests)
+        shared = sw.shared_pool(SPACY_MODEL, start=False)
+        assert ranker.parse_pool is shared and shared is not None and shared.wait_ready(120)
+        cpu = shared.cpu_seconds()
+        for a, b in zip(first, ranker.features(requests)):
+            np.testing.assert_array_equal(a, b)
+        assert shared.cpu_seconds() > cpu   # the worker parsed some of them
+        ranker.close()
+        assert ranker.parse_pool is None and shared.workers[0].proc.poll() is None  # still there
+    finally:
+        sw.close_shared()
