@@ -157,6 +157,20 @@ def child(inp: str, backend: str, device: str, out: str, batch: int = 32,
                       "stages": times}))
 
 
+def plan(sets: list[tuple[str, Path]], backends: list[str]) -> list[tuple[int, str, Path, str]]:
+    """The runs, in order: every backend on the first workload, the first backend on the
+    others; a one-process run right after the run it is compared with (the box's speed
+    drifts over minutes)."""
+    runs = [(k, name, path, b) for k, (name, path) in enumerate(sets)
+            for b in (backends if k == 0 else backends[:1])]
+    alone = [r for r in runs if r[1].endswith(ONE_PROCESS)]
+    out = [r for r in runs if not r[1].endswith(ONE_PROCESS)]
+    for r in alone:
+        at = next(i for i, x in enumerate(out) if x[1] == r[1].removesuffix(ONE_PROCESS) and x[3] == r[3])
+        out.insert(at + 1, r)
+    return out
+
+
 def _column(name: str, backend: str) -> str:
     """A run's short name in the per-stage table."""
     notes = (["Factcheck-GPT"] if "Factcheck" in name else ["wiki"] if name.startswith("RAG") else [])
@@ -235,21 +249,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         sets = workloads(args.n, args.rag_n, Path(tmp))
         shapes = {name: _shape(path) for name, path in sets}
-        for k, (name, path) in enumerate(sets):
+        for k, name, path, backend in plan(sets, backends):
             env = dict(os.environ, **({WORKERS_ENV: "0"} if name.endswith(ONE_PROCESS) else {}))
-            for backend in (backends if k == 0 else backends[:1]):
-                proc = subprocess.run([sys.executable, __file__, "--child", str(path), backend,
-                                       args.device, str(Path(tmp) / f"{k}-{backend}.jsonl"),
-                                       "--batch-size", str(args.batch_size),
-                                       *(["--source-chars", "0"] if name.endswith(EVERY_REFERENCE)
-                                         else [])],
-                                      capture_output=True, text=True, env=env)
-                if proc.returncode != 0:
-                    print(proc.stderr[-3000:], file=sys.stderr)
-                    return 1
-                runs.append((name, backend, json.loads(proc.stdout.strip().splitlines()[-1])))
-                runs[-1][2]["out"] = (Path(tmp) / f"{k}-{backend}.jsonl").read_text(encoding="utf-8")
-                print(runs[-1][:2], runs[-1][2]["rps"], flush=True)
+            proc = subprocess.run([sys.executable, __file__, "--child", str(path), backend,
+                                   args.device, str(Path(tmp) / f"{k}-{backend}.jsonl"),
+                                   "--batch-size", str(args.batch_size),
+                                   *(["--source-chars", "0"] if name.endswith(EVERY_REFERENCE)
+                                     else [])],
+                                  capture_output=True, text=True, env=env)
+            if proc.returncode != 0:
+                print(proc.stderr[-3000:], file=sys.stderr)
+                return 1
+            runs.append((name, backend, json.loads(proc.stdout.strip().splitlines()[-1])))
+            runs[-1][2]["out"] = (Path(tmp) / f"{k}-{backend}.jsonl").read_text(encoding="utf-8")
+            print(runs[-1][:2], runs[-1][2]["rps"], flush=True)
     load = os.getloadavg()[0]
     outs = {(name, b): r.pop("out") for name, b, r in runs}
     corpus = runs[0][2]
@@ -259,9 +272,10 @@ def main() -> int:
              f"{args.device}, 1-minute load average {load:.1f} at the end. Every workload in this "
              f"one run: syntactic decomposer, k=5, batch {args.batch_size}, comprehensiveness `qa` for items with "
              "references; each in its own process with its models loaded before timing (the "
-             "ranker's spaCy parse workers start inside it); the sentence embedder is the one the "
-             "data home resolves to (torch fp32 unless `models export-embedding` has run). CPU s "
-             "and peak RSS add the parse workers' to the process's. RAG mode checks each "
+             "spaCy worker processes start inside it); the sentence embedder is the one the "
+             "data home resolves to (torch fp32 unless `models export-embedding` has run); "
+             "batches of at most 32 rows and `--batch-chars` (default) characters. CPU s "
+             "and peak RSS add the spaCy workers' to the process's. RAG mode checks each "
              "answer against its own references: it builds nuggets and comprehensiveness facts "
              f"from at most `--source-chars` ({SOURCE_CHARS:,}) characters of them, those that "
              "share a word with the query, most relevant first, and verifies against them all; "

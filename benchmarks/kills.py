@@ -192,6 +192,10 @@ def child(inp: str, out: str, batch_chars: int) -> None:
                       "mean_s": sum(secs) / len(secs), "max_s": max(secs)}))
 
 
+#: the default ``--batch-chars`` until 2026-12-07, measured beside the current one
+EARLIER_BATCH_CHARS = 40_000
+
+
 def batch_part(tmp: Path, corpus_n: int, rag_n: int) -> list[dict]:
     from offline_eval.engines.local import DEFAULT_BATCH_CHARS
 
@@ -205,7 +209,7 @@ def batch_part(tmp: Path, corpus_n: int, rag_n: int) -> list[dict]:
         chars = sum(len(r["response"]) + sum(len(x if isinstance(x, str) else x["text"])
                                              for x in r.get("references") or []) for r in rows)
         digests = []
-        for bc in (0, DEFAULT_BATCH_CHARS):
+        for bc in sorted({0, EARLIER_BATCH_CHARS, DEFAULT_BATCH_CHARS}):
             o = tmp / f"b{k}-{bc}.jsonl"
             proc = subprocess.run([sys.executable, __file__, "--child", str(inp), str(o), str(bc)],
                                   capture_output=True, text=True)
@@ -215,9 +219,10 @@ def batch_part(tmp: Path, corpus_n: int, rag_n: int) -> list[dict]:
             digests.append(sha(o))
             out.append({"workload": name, "chars_per_row": chars / len(rows), "batch_chars": bc, **r})
             print(out[-1], flush=True)
-        for r in out[-2:]:
+        mine = out[-len(digests):]
+        for r in mine:
             r["same_rows"] = len(set(digests)) == 1
-            r["same_batches"] = out[-2]["sizes"] == out[-1]["sizes"]
+            r["same_batches"] = all(x["sizes"] == mine[0]["sizes"] for x in mine)
     return out
 
 
@@ -275,9 +280,10 @@ def report(args: argparse.Namespace, n: int, ref: tuple[float, float], run: dict
                          f"{r['max_s']:.1f} | {'yes' if r['same_rows'] else '**no**'} |")
         same = sorted({r["workload"] for r in parts if r["same_batches"]})
         lines += ["", "The max is what an interrupt can throw away (the batch in flight). Rows do "
-                  "not depend on the bound: batches are cut from the input alone."
-                  + (f" Where the bound cuts the same batches as rows alone ({'; '.join(same)}), "
-                     "the two rows run identical work, so their difference in rows/s is run-to-run "
+                  "not depend on the bound: batches are cut from the input alone. "
+                  f"{EARLIER_BATCH_CHARS:,} was the default bound until 2026-12-07."
+                  + (f" Where every bound cuts the same batches as rows alone ({'; '.join(same)}), "
+                     "the rows run identical work, so their difference in rows/s is run-to-run "
                      "noise on this box." if same else "")]
     return "\n".join(lines) + "\n"
 

@@ -38,8 +38,9 @@ class RankOptions:
     precision: str | None = option(None, "ONNX precision of the embedder (default fp32, as the "
                                    "ranker was fitted)", choices=("fp32", "int8"))
     parse_workers: int | None = option(
-        None, "spaCy worker processes parsing claims beside this one (default: one fewer than "
-        "the CPUs, at most 3; 0: parse here only); same output", type=int, metavar="N",
+        None, "spaCy worker processes of this ranker's own parsing claims beside this one "
+        "(default: the process's shared ones, one fewer than the CPUs, at most 8, or "
+        "OFFLINE_EVAL_SPACY_WORKERS; 0: parse here only); same output", type=int, metavar="N",
         minimum=0, compared=False)
     batch_size: int = option(64, "rows per batch (rows do not depend on it)", positive=True,
                              compared=False)

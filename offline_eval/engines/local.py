@@ -31,9 +31,10 @@ from offline_eval.types import Item, ResponseResult
 
 RowFn = Callable[[ResponseResult], dict[str, Any]]
 
-#: ``--batch-chars``: the longest batch measured in RAG mode on a 2-core CPU took 10.1 s,
-#: where a row's references weigh 21,000 characters (RESULTS.md ``kills``)
-DEFAULT_BATCH_CHARS = 40_000
+#: ``--batch-chars``: a kill loses at most the batch in flight (RESULTS.md ``kills``: its
+#: time per batch at each bound), and the RAG stages work per call, so smaller batches cost
+#: throughput (``kills``: 160,000 against 40,000, the bound before 2026-12-07)
+DEFAULT_BATCH_CHARS = 160_000
 
 
 @dataclass(frozen=True)
