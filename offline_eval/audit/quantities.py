@@ -8,11 +8,7 @@ claim value inside an evidence range (or a claim range overlapping it) matches.
 Number words from two to ninety-nine ("six states", "three million people") are read as
 counts, and ordinals ("21st", "third"; "first" is left out, being mostly idiomatic) as
 their own exact type; "19th century" is a ``century``, so it is never compared with the
-ordinal of a rank, and the day of a date ("April 9", "9th of April") is a ``day``. An
-ordinal before a superlative ranks it ("the fourth-most-populous": the 4th "most
-populous"), and a bare superlative states rank 1 ("the most populous", not "one of the
-most populous"), so "the most populous city" is held against "the fourth-most-populous
-city" (LLM answers often drop or change such a rank).
+ordinal of a rank, and the day of a date ("April 9", "9th of April") is a ``day``.
 """
 from __future__ import annotations
 
@@ -135,9 +131,7 @@ def _number_words_to_digits(text: str) -> tuple[str, frozenset[int]]:
 class Quantity:
     """A value or a range ``[low, high]`` of one type, in that type's base unit. ``noun``:
     for counts and ordinals, the word after the number, singular ("6 states" -> "state"),
-    or "" when a function word follows. ``worded``: a count written in words ("six").
-    ``ranked``: the rank 1 a bare superlative states ("the largest"), compared only with the
-    ordinals of the same superlative ("the third-largest")."""
+    or "" when a function word follows. ``worded``: a count written in words ("six")."""
 
     kind: str
     low: float
@@ -145,7 +139,6 @@ class Quantity:
     text: str
     noun: str = ""
     worded: bool = False
-    ranked: bool = False
 
 
 _FUNCTION_WORDS = frozenset("of in and to the a an or per from than at on by for with as is was "
@@ -158,41 +151,7 @@ def _noun_after(text: str) -> str:
     word = m.group(1).lower() if m else ""
     if word in _FUNCTION_WORDS:
         return ""
-    if word in ("most", "least"):  # "fourth-most-populous": the rank of "most populous"
-        after = _NEXT_WORD.match(text, m.end())  # type: ignore[union-attr]
-        return f"{word} {after.group(1).lower()}" if after else word
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-#: words ending in "-est" that are no superlative
-_NOT_SUPERLATIVE = frozenset("interest forest honest modest earnest harvest protest contest request "
-                             "conquest arrest suggest digest invest manifest latest test rest west "
-                             "nest chest quest guest pest vest crest zest priest".split())
-#: a superlative that ranks first ("the largest", "Europe's most populous", "its highest"),
-#: not "one of the largest" or "among the largest"
-_SUPERLATIVE = re.compile(
-    r"(?<!\bof )(?<!\bamong )\b(?:the|its|their|his|her|[A-Za-z]+'s)\s+"
-    r"((?:most|least)\s+[a-z]+|[a-z]{2,}est)\b")
-
-
-def _first_ranks(text: str) -> list[tuple[int, "Quantity"]]:
-    """The rank 1 each bare superlative of ``text`` states, as an ordinal whose noun is the
-    superlative ("the largest" is the 1st "largest"), with its offset.
-
-    >>> [(q.low, q.noun) for _, q in _first_ranks("It is the largest city and Europe's most populous.")]
-    [(1.0, 'largest'), (1.0, 'most populous')]
-    >>> _first_ranks("It is one of the largest; the latest test; the forest")
-    []
-    """
-    out = []
-    for m in _SUPERLATIVE.finditer(text):
-        word = m.group(1).lower()
-        if word in _NOT_SUPERLATIVE or re.search(r"\b(?:one|some|two|three|several|many) of\s+$",
-                                                  text[max(0, m.start() - 24):m.start()]):
-            continue
-        out.append((m.start(1), Quantity("ordinal", 1.0, 1.0, m.group(0), " ".join(word.split()),
-                                         ranked=True)))
-    return out
 
 
 def comparable(a: Quantity, b: Quantity) -> bool:
@@ -215,8 +174,6 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     """
     if a.kind != b.kind:
         return False
-    if (a.ranked or b.ranked) and a.noun != b.noun:
-        return False  # "the largest" is held against "the 3rd-largest", not a bare "3rd"
     if (a.worded or b.worded) and not (a.noun and a.noun == b.noun):
         return False  # "four 53cm torpedo tubes" says nothing to hold against a bare "39"
     if a.kind not in ("count", "ordinal") or a.noun == b.noun:
@@ -288,10 +245,6 @@ def extract_quantities(text: str) -> list[Quantity]:
         noun = _noun_after(text[m.end():]) if kind == "count" else ""
         out.append(Quantity(kind, lo * factor, hi * factor, m.group(0).strip(), noun,
                             kind == "count" and m.start(2) in worded))
-    # a bare superlative ranks first: "the most populous" against "the fourth-most-populous"
-    for at, q in _first_ranks(text):
-        if not any(m.start() <= at < m.end() for m in _PATTERN.finditer(text, max(0, at - 24), at + 1)):
-            out.append(q)
     return out
 
 
