@@ -59,7 +59,7 @@ def _children() -> list[int]:
 def children_cpu_seconds() -> float:
     """CPU seconds used so far by this process's live child processes (the importance
     ranker's spaCy parse workers), which ``time.process_time()`` leaves out."""
-    from offline_eval.importance.parsing import process_cpu_seconds
+    from offline_eval.spacy_workers import process_cpu_seconds
 
     return sum(process_cpu_seconds(pid) for pid in _children())
 

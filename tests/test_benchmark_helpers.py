@@ -79,6 +79,24 @@ def test_end_to_end_names_the_fields_the_reference_budget_changed():
     assert "differ in `metrics.r`, `nuggets`;" in text
 
 
+def test_end_to_end_runs_each_one_process_run_beside_its_counterpart():
+    sys.path.insert(0, str(BENCH))
+    from pathlib import Path
+
+    from end_to_end import EVERY_REFERENCE, ONE_PROCESS, plan, workers_effect
+    sets = [(n, Path(n)) for n in ("corpus", "RAG wiki", "RAG fc", "RAG fc" + EVERY_REFERENCE,
+                                   "corpus" + ONE_PROCESS, "RAG fc" + ONE_PROCESS)]
+    order = [(name, b) for _, name, _, b in plan(sets, ["onnx", "torch"])]
+    assert order == [("corpus", "onnx"), ("corpus" + ONE_PROCESS, "onnx"), ("corpus", "torch"),
+                     ("RAG wiki", "onnx"), ("RAG fc", "onnx"), ("RAG fc" + ONE_PROCESS, "onnx"),
+                     ("RAG fc" + EVERY_REFERENCE, "onnx")]
+    runs = [(n, b, {"rps": 2.0, "cpu_s": 10.0}) for n, b in order]
+    same = {(n, b): "rows" for n, b in order}
+    assert workers_effect(runs, same).endswith("byte-identical with and without them: yes.")
+    same["RAG fc" + ONE_PROCESS, "onnx"] = "other rows"
+    assert workers_effect(runs, same).endswith("**no**.")
+
+
 def test_rag_context_scores_every_reading_of_the_same_claims():
     """The benchmark's three readings run on the same claims; with a runner that entails a
     window holding every claim word, support split over two references is found only when

@@ -16,19 +16,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from offline_eval.importance.signals import ClaimView
-from offline_eval.spacy_workers import SpacyPool, SpacyWorker, process_cpu_seconds
+from offline_eval.spacy_workers import SpacyPool
 
 if TYPE_CHECKING:
     from spacy.language import Language
 
-__all__ = ["CHUNK", "ParsePool", "ParseWorker", "parse_views", "process_cpu_seconds",
-           "views_task", "claim_views"]
+__all__ = ["CHUNK", "ParsePool", "claim_views", "parse_views", "views_task"]
 
 #: Texts per chunk, and per spaCy batch.
 CHUNK = 128
-
-#: a worker process (the ranker's name for it)
-ParseWorker = SpacyWorker
 
 
 def parse_views(nlp: Language, texts: Sequence[str]) -> list[ClaimView]:
