@@ -18,7 +18,7 @@ so the mean understates the utilisation of the timed part. Reported: responses/s
 peak GPU memory, the per-stage split (local), peak RSS. Target: at least 200 responses/s.
 
 Run on the GPU box: ``python benchmarks/gpu_end_to_end.py [-n 2000] [--batch-size 256]
-[--actors 4] [--num-gpus-per-actor 0.08]``. ``--device cpu`` runs the same code on CPU (the
+[--actors 4] [--num-gpus-per-actor 0.08] [--spacy-workers 15]``. ``--device cpu`` runs the same code on CPU (the
 test suite does, with a few rows, and writes nothing).
 """
 from __future__ import annotations
@@ -85,12 +85,15 @@ class GpuSampler:
                 "gpu_mem_mb": max(self.mem)}
 
 
-def run_local(inp: Path, out: Path, device: str, batch: int) -> dict:
-    """``end_to_end.py``'s child: the pipeline in one process, every stage timed."""
+def run_local(inp: Path, out: Path, device: str, batch: int, spacy_workers: int | None = None) -> dict:
+    """``end_to_end.py``'s child: the pipeline in one process (its spaCy work shared with
+    ``spacy_workers`` worker processes; None: the library's default), every stage timed."""
+    from offline_eval.spacy_workers import WORKERS_ENV
+    env = dict(os.environ, **({} if spacy_workers is None else {WORKERS_ENV: str(spacy_workers)}))
     with GpuSampler() as gpu:
         proc = subprocess.run([sys.executable, str(HERE / "end_to_end.py"), "--child", str(inp),
                                "torch" if device == "cuda" else "onnx", device, str(out),
-                               "--batch-size", str(batch)], capture_output=True, text=True)
+                               "--batch-size", str(batch)], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
     return {**json.loads(proc.stdout.strip().splitlines()[-1]), **gpu.summary()}
@@ -110,6 +113,14 @@ def run_ray(inp: Path, out: Path, device: str, batch: int, actors: int, gpus: fl
             "cpu_s": r["cpu_s"], "failed": r["failed"], **gpu.summary()}
 
 
+def _workers(given: int | None) -> int:
+    """The spaCy worker count the local engine runs with."""
+    if given is not None:
+        return given
+    from offline_eval.spacy_workers import default_workers
+    return default_workers()
+
+
 def _fmt(v: float | None, spec: str) -> str:
     return "–" if v is None else format(v, spec)
 
@@ -123,6 +134,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--actors", type=int, default=4)
     ap.add_argument("--num-gpus-per-actor", type=float, default=0.08)
+    ap.add_argument("--spacy-workers", type=int, default=None,
+                    help="spaCy worker processes of the local engine (default: the library's, "
+                    "one fewer than the CPUs, at most 8)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     device = args.device
@@ -142,7 +156,7 @@ def main(argv: list[str] | None = None) -> dict:
         for engine in args.engines.split(","):
             if engine == "local":
                 results["local"] = run_local(inp, Path(tmp) / "local.jsonl", device,
-                                             args.batch_size)
+                                             args.batch_size, args.spacy_workers)
             elif engine == "ray":
                 try:
                     import ray  # noqa: F401
@@ -159,7 +173,8 @@ def main(argv: list[str] | None = None) -> dict:
              f"{os.cpu_count()} cores ({cpu_description()}), device {device}. {len(rows)} "
              "wiki-vital answers of ~150 words, corpus wiki-vital, default stages, NLI "
              f"{'torch fp32' if device == 'cuda' else 'onnx int8'}, batch {args.batch_size}"
-             f"; ray: {args.actors} actors per stage, {args.num_gpus_per_actor} GPU per NLI "
+             f"; local: its spaCy work shared with {_workers(args.spacy_workers)} spaCy worker "
+             f"process(es); ray: {args.actors} actors per stage, {args.num_gpus_per_actor} GPU per NLI "
              "actor, its start inside the timing.", "",
              "| engine | responses/s | wall s | GPU util mean / peak % | GPU memory MB | "
              "peak RSS MB | failed |", "|---|---|---|---|---|---|---|"]

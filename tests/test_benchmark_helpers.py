@@ -40,7 +40,8 @@ def test_the_gpu_script_runs_on_cpu(tmp_path):
     except (OfflineEvalError, OSError) as exc:
         pytest.skip(f"no wiki-vital leads: {exc}")
     code = (f"import sys, json; sys.path.insert(0, {str(BENCH)!r}); import gpu_end_to_end as g; "
-            "r = g.main(['-n', '3', '--device', 'cpu', '--engines', 'local', '--batch-size', '8']);"
+            "r = g.main(['-n', '3', '--device', 'cpu', '--engines', 'local', '--batch-size', '8', "
+            "'--spacy-workers', '1']);"
             "print('RESULT ' + json.dumps({k: r[k] for k in ('device', 'results')}))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tmp_path, env={**os.environ, "OFFLINE_EVAL_HOME": str(home)})
@@ -50,6 +51,7 @@ def test_the_gpu_script_runs_on_cpu(tmp_path):
     assert out["device"] == "cpu" and local["n"] == 3 and local["failed"] == 0
     assert local["rps"] > 0 and "offline_eval.stages.verify.v1" in local["stages"]
     assert "| local |" in proc.stdout and "Target: >= 200 responses/s" in proc.stdout
+    assert "its spaCy work shared with 1 spaCy worker process(es)" in proc.stdout
 
 
 def test_rag_sources_mixes_each_questions_contexts_among_the_others():
