@@ -52,6 +52,9 @@ TASKS = {
 MAX_WORKERS = 8
 #: the environment variable that sets :func:`shared_pool`'s worker count
 WORKERS_ENV = "OFFLINE_EVAL_SPACY_WORKERS"
+#: seconds a worker may take to answer one chunk (a chunk takes well under a second) before
+#: it is stopped and the chunk done here: a stuck worker never stalls a run
+REPLY_TIMEOUT = 120.0
 
 
 def _task(name: str) -> Callable[[str, dict, list], list]:
@@ -104,18 +107,26 @@ class SpacyWorker:
             self.error = _reason(first)
         self.settled.set()
 
-    def call(self, task: str, options: dict[str, Any], items: Sequence[Any]) -> list[Any]:
+    def call(self, task: str, options: dict[str, Any], items: Sequence[Any],
+             timeout: float | None = None) -> list[Any]:
         """The JSON results of ``task`` on ``items``, computed in the worker (call it when
-        ready, holding :attr:`lock`).
+        ready, holding :attr:`lock`). A worker that has not answered within ``timeout``
+        seconds (default :data:`REPLY_TIMEOUT`) is killed.
 
         Raises:
-            ModelError: the worker failed or exited (the reason it gave, if any).
+            ModelError: the worker failed, exited or did not answer in time (the reason it
+                gave, if any).
         """
+        import select
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        wait = REPLY_TIMEOUT if timeout is None else timeout
         try:
             self.proc.stdin.write(json.dumps({"task": task, "options": options,
                                               "items": list(items)}) + "\n")
             self.proc.stdin.flush()
+            if not select.select([self.proc.stdout], [], [], wait)[0]:
+                self.proc.kill()
+                raise ModelError(f"spaCy worker failed: no answer in {wait:g} s; it was stopped")
             line = self.proc.stdout.readline()
         except (OSError, ValueError) as exc:
             raise ModelError(f"spaCy worker failed: {exc}") from None

@@ -110,3 +110,20 @@ def test_worker_count(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "64")
     assert sw.default_workers() == sw.MAX_WORKERS
     assert sw.shared_pool("any_model_xyz", start=False) is None
+
+
+def test_a_stuck_worker_is_stopped_and_its_chunk_done_here(one_worker):
+    import os
+    import signal
+
+    from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL
+    pool = sw.SpacyPool(DEFAULT_SPACY_MODEL, 1)
+    try:
+        assert pool.wait_ready(120)
+        worker = pool.workers[0]
+        os.kill(worker.proc.pid, signal.SIGSTOP)   # alive, but never answers
+        with worker.lock, pytest.raises(ModelError, match="no answer in 0.5 s"):
+            worker.call("views", {}, ["A claim."], timeout=0.5)
+        assert worker.proc.wait(10) is not None   # stopped
+    finally:
+        pool.close()
