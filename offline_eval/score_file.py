@@ -119,6 +119,8 @@ def _score_file(input_path: str, output: str, opts: ScoreOptions, job: ScoreJob,
     from offline_eval.io.items import read_items
     from offline_eval.io.resume import refuse_filled_output
 
+    from offline_eval.spacy_workers import default_workers
+    default_workers()  # a bad OFFLINE_EVAL_SPACY_WORKERS stops the run here, not every batch
     engine = job.engine_for(opts.batch_size, progress)
     rows_path = engine.rows_path(output)
     refuse_filled_output(rows_path, resume, overwrite)

@@ -249,12 +249,14 @@ def default_workers() -> int:
     one fewer than the CPUs this process may use, at most :data:`MAX_WORKERS`.
 
     Raises:
-        ValueError: ``OFFLINE_EVAL_SPACY_WORKERS`` is not a whole number >= 0.
+        InputError: ``OFFLINE_EVAL_SPACY_WORKERS`` is not a whole number >= 0.
     """
     env = os.environ.get(WORKERS_ENV, "").strip()
     if env:
         if not env.isdigit():
-            raise ValueError(f"{WORKERS_ENV} must be a whole number >= 0, got {env!r}")
+            from offline_eval.errors import InputError
+            raise InputError(f"the environment variable {WORKERS_ENV} must be a whole number "
+                             f">= 0 (0: no spaCy worker processes), got {env!r}")
         return int(env)
     from offline_eval.runners.ort import cpu_workers
     return max(0, min(MAX_WORKERS, cpu_workers() - 1))

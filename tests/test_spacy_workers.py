@@ -102,7 +102,8 @@ def test_worker_count(monkeypatch):
     monkeypatch.setenv(sw.WORKERS_ENV, "0")
     assert sw.default_workers() == 0 and sw.shared_pool("any_model_xyz") is None
     monkeypatch.setenv(sw.WORKERS_ENV, "two")
-    with pytest.raises(ValueError, match=sw.WORKERS_ENV):
+    from offline_eval.errors import InputError
+    with pytest.raises(InputError, match=sw.WORKERS_ENV):
         sw.default_workers()
     monkeypatch.delenv(sw.WORKERS_ENV)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a Ray actor given one CPU starts none
@@ -127,3 +128,14 @@ def test_a_stuck_worker_is_stopped_and_its_chunk_done_here(one_worker):
         assert worker.proc.wait(10) is not None   # stopped
     finally:
         pool.close()
+
+
+def test_score_refuses_a_bad_worker_count_before_any_work(tmp_path, monkeypatch):
+    from offline_eval.errors import InputError
+    from offline_eval.score_file import score_file
+    inp = tmp_path / "in.jsonl"
+    inp.write_text('{"id": "1", "query": "q", "response": "Paris is in France."}\n', encoding="utf-8")
+    monkeypatch.setenv(sw.WORKERS_ENV, "-1")
+    with pytest.raises(InputError, match="OFFLINE_EVAL_SPACY_WORKERS must be a whole number"):
+        score_file(inp, tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
