@@ -43,6 +43,21 @@ def _objects(evidence: Sequence[Any]) -> dict[str, tuple[Mapping[str, Any], list
     return out
 
 
+def one_context(evidence: Sequence[Any]) -> bool:
+    """Whether a claim's ``evidence`` is one context (plain strings and ``{"id", "text"}``
+    objects, whose sentences the assembled window may join across documents), rather than
+    retrieved passages (:class:`~offline_eval.types.Evidence`, or an id whose first object
+    names its ``doc_id``, as :func:`as_passages` reads it).
+
+    >>> one_context(["A.", {"id": "a", "text": "B."}, {"id": "a", "text": "C.", "doc_id": "x"}])
+    True
+    >>> one_context([{"id": "a", "text": "B.", "doc_id": "x"}, {"id": "a", "text": "C."}])
+    False
+    """
+    return not any(isinstance(e, Evidence) for e in evidence) and not any(
+        m.get("doc_id") for m, _ in _objects(evidence).values())
+
+
 def as_passages(evidence: Sequence[Any], top_k: int | None = None) -> list[Evidence]:
     """The passages a claim's ``evidence`` stands for (see the module docstring), the
     first ``top_k`` of them when given. Empty strings are dropped."""

@@ -14,7 +14,8 @@ from offline_eval.nli.assemble import Assembled, assemble_best, sentence_pool
 from offline_eval.nli.chunking import approx_tokens, chunk_text
 from offline_eval.nli.config import DEFAULTS, VerifyConfig
 from offline_eval.nli.decide import apply_rules, contradiction_features, decide
-from offline_eval.nli.evidence import as_passages, cite_references, doc_ids, given_references
+from offline_eval.nli.evidence import (as_passages, cite_references, doc_ids, given_references,
+                                       one_context)
 from offline_eval.nli.features import coverage, pooled_windows
 from offline_eval.text import content_words, split_clauses
 from offline_eval.types import Evidence, Verdict
@@ -167,11 +168,11 @@ class Verifier:
             if cfg.assemble_sentences > 0 or cfg.coverage_sentences > 0:
                 if pools is not None and pools[ci] is not None:
                     groups = [[x if isinstance(x, tuple) else ("pool", str(x)) for x in pools[ci]]]
-                elif not any(isinstance(e, Evidence) or (isinstance(e, Mapping) and e.get("doc_id"))
-                             for e in evidence):
+                elif one_context(evidence):
                     # evidence given as text or {"id", "text"} objects is one context (as an
                     # item's references are in RAG mode): one pool across its documents;
-                    # retrieved passages (Evidence, or objects naming their doc_id) are not
+                    # retrieved passages (Evidence, or an id whose first object names its
+                    # doc_id, as as_passages reads it) are not
                     groups = [sentence_pool([(e.passage_id, e.text) for e in evs])]
                 else:  # retrieved passages: one pool per source document, in the order they came
                     docs: dict[str, list[tuple[str, str]]] = {}

@@ -224,6 +224,12 @@ def test_objects_naming_their_doc_id_are_retrieved_passages_never_joined():
     v = Verifier(ByWords(), VerifyConfig(split_claims=False))
     assert v.verify(claim, hits).label == "unverifiable"
     assert v.verify(claim, [{k: h[k] for k in ("id", "text")} for h in hits]).label == "supported"
+    # an id is read as its first object says, everywhere: a later object naming a doc_id does
+    # not turn the rest of the context into retrieved passages
+    given = ["Ada Brook was born in Leeds in 1820 and she lived there.",
+             {"id": "b", "text": "Ada Brook designed the mill in 1851."}]
+    assert v.verify(claim, given).label == "supported"
+    assert v.verify(claim, [*given, {"id": "b", "text": "", "doc_id": "z"}]).label == "supported"
 
 
 def test_number_rule_counts_only_parts_about_the_subject_but_any_part_clears():
