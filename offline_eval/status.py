@@ -77,6 +77,27 @@ def _nli(home: str | None) -> str | None:
     return None
 
 
+def _workers(home: str | None) -> str | None:
+    """A worker count ``score`` would refuse (``OFFLINE_EVAL_SPACY_WORKERS``)."""
+    from offline_eval.errors import InputError
+    from offline_eval.spacy_workers import default_workers
+    try:
+        default_workers()
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _workers_note() -> str | None:
+    from offline_eval.spacy_workers import WORKERS_ENV, default_workers
+    try:
+        n = default_workers()
+    except ValueError:
+        return None
+    return (f"spaCy work shared with {n} worker process(es) on large calls ({WORKERS_ENV})"
+            if n else f"every spaCy parse in the scoring process ({WORKERS_ENV} or one CPU)")
+
+
 def _corpora(home: str | None) -> str:
     from offline_eval.index.build import list_corpora
     usable = [c.name for c in list_corpora(home) if c.error is None]
@@ -87,8 +108,8 @@ def _corpora(home: str | None) -> str:
 
 #: per stage (the last part of its registered name): what it does and what it needs
 NEEDS: dict[str, tuple[str, tuple[Check, ...]]] = {
-    "split": ("spaCy sentences, deflections, non-claims", (_spacy,)),
-    "decompose": ("atomic claims (syntactic / generative)", (_spacy,)),
+    "split": ("spaCy sentences, deflections, non-claims", (_spacy, _workers)),
+    "decompose": ("atomic claims (syntactic / generative)", (_spacy, _workers)),
     "rank": ("importance: vital / okay / less-important", (_spacy, _embedder, _ranker)),
     "retrieve": ("evidence from a corpus (subject, BM25) or references", ()),
     "verify": ("NLI verdicts over evidence", (_nli,)),
@@ -118,6 +139,7 @@ def status(home: str | None = None) -> list[StageStatus]:
             out.append(StageStatus(short, what, "not in this install"))
             continue
         problem = next((m for m in (check(home) for check in needs) if m), None)
-        out.append(StageStatus(short, what, problem,
-                               _corpora(home) if short == "retrieve" else None))
+        note = (_corpora(home) if short == "retrieve" else
+                _workers_note() if short in ("split", "decompose", "rank") else None)
+        out.append(StageStatus(short, what, problem, note))
     return out

@@ -93,3 +93,10 @@ def test_status_checks_what_each_stage_needs(capsys, tmp_path, monkeypatch):
     out = capsys.readouterr().out
     assert "verify             NOT READY" in out and "no NLI model in" in out
     assert "Not ready: rank, verify, nuggets, comprehensiveness" in out  # no shipped models at all
+    monkeypatch.setenv("OFFLINE_EVAL_SPACY_WORKERS", "3")
+    main(["status", "--home", str(tmp_path)])
+    assert "spaCy work shared with 3 worker process(es)" in capsys.readouterr().out
+    monkeypatch.setenv("OFFLINE_EVAL_SPACY_WORKERS", "many")
+    assert main(["status", "--home", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "split              NOT READY" in out and "OFFLINE_EVAL_SPACY_WORKERS must be a whole number" in out
