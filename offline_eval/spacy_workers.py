@@ -277,6 +277,8 @@ def shared_pool(model: str, start: bool = True) -> SpacyPool | None:
             if workers <= 0:
                 return None
             pool = _SHARED[model] = SpacyPool(model, workers)
+            from offline_eval.progress import log
+            log.info("started %d spaCy worker process(es) for %s (%s)", workers, model, WORKERS_ENV)
         return pool
 
 

@@ -98,6 +98,20 @@ def test_a_busy_worker_is_left_to_its_caller(one_worker):
         assert one_worker.cpu_seconds() == cpu
 
 
+def test_starting_the_shared_workers_is_said_once(monkeypatch, caplog):
+    import logging
+    monkeypatch.setenv(sw.WORKERS_ENV, "1")
+    sw.close_shared()
+    try:
+        with caplog.at_level(logging.INFO, logger="offline_eval"):
+            first = sw.shared_pool("no_such_spacy_package_xyz")
+            assert sw.shared_pool("no_such_spacy_package_xyz") is first
+        said = [r.getMessage() for r in caplog.records if "spaCy worker" in r.getMessage()]
+        assert said == [f"started 1 spaCy worker process(es) for no_such_spacy_package_xyz ({sw.WORKERS_ENV})"]
+    finally:
+        sw.close_shared()
+
+
 def test_worker_count(monkeypatch):
     monkeypatch.setenv(sw.WORKERS_ENV, "0")
     assert sw.default_workers() == 0 and sw.shared_pool("any_model_xyz") is None
