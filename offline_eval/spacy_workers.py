@@ -130,7 +130,10 @@ class SpacyWorker:
             line = self.proc.stdout.readline()
         except (OSError, ValueError) as exc:
             raise ModelError(f"spaCy worker failed: {exc}") from None
-        data = json.loads(line) if line.strip() else None
+        try:
+            data = json.loads(line) if line.strip() else None
+        except ValueError:
+            data = None
         if not isinstance(data, list) or len(data) != len(items):
             raise ModelError(f"spaCy worker failed: {_reason(line)}")
         return data
@@ -211,8 +214,9 @@ class SpacyPool:
                     try:
                         got = worker.call(task, options, [encode(x) for x in chunks[i]])
                         out[i] = [decode(x) for x in got]
-                    except ModelError as exc:  # done here after the others; the worker retires
-                        worker.error = str(exc)
+                    except Exception as exc:  # noqa: BLE001 - a failed call, or a reply that
+                        # does not read: the chunk is done here after the others, the worker retires
+                        worker.error = f"{type(exc).__name__}: {exc}"
                         worker.ready.clear()
                         return
             finally:

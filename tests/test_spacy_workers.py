@@ -76,6 +76,16 @@ def test_claims_are_the_same_with_a_worker(one_worker):
     assert any(c.startswith("Jane Doe later moved") for sc in alone[0] for c in sc.claims)
 
 
+def slowly(here):
+    """``here``, taking long enough per chunk that a worker thread gets a chunk too."""
+    import time
+
+    def run(chunk):
+        time.sleep(0.5)
+        return here(chunk)
+    return run
+
+
 def test_a_failing_task_is_done_here_and_retires_the_worker(one_worker):
     from offline_eval.decomposition.nlp import DEFAULT_SPACY_MODEL
     pool = sw.SpacyPool(DEFAULT_SPACY_MODEL, 1)
@@ -83,9 +93,19 @@ def test_a_failing_task_is_done_here_and_retires_the_worker(one_worker):
         assert pool.wait_ready(120)
         with pool.workers[0].lock, pytest.raises(ModelError, match="unknown spaCy worker task"):
             pool.workers[0].call("no-such-task", {}, ["x"])
-        got = pool.map("no-such-task", {}, [[1, 2], [3], [4, 5]], lambda c: [x * 10 for x in c], int)
+        got = pool.map("no-such-task", {}, [[1, 2], [3], [4, 5]], slowly(lambda c: [x * 10 for x in c]), int)
         assert got == [10, 20, 30, 40, 50]
         assert not pool.workers[0].ready.is_set()  # retired after its failure
+    finally:
+        pool.close()
+    pool = sw.SpacyPool(DEFAULT_SPACY_MODEL, 1)
+    try:   # a reply the caller cannot read is a failure too
+        assert pool.wait_ready(120)
+
+        def unreadable(x):
+            raise TypeError("not a view")
+        got = pool.map("views", {}, [["A."], ["B."], ["C."]], slowly(lambda c: [t.lower() for t in c]), unreadable)
+        assert got == ["a.", "b.", "c."] and "not a view" in (pool.workers[0].error or "")
     finally:
         pool.close()
     assert pool.workers[0].proc.poll() is not None
