@@ -286,6 +286,15 @@ def shared_pool(model: str, start: bool = True) -> SpacyPool | None:
         return pool
 
 
+def pool_for(model: str, work: int, least: int, start_above: int) -> SpacyPool | None:
+    """The shared pool for a call of ``work`` units (sentences, characters), or None to work
+    in this process: a call of under ``least`` units is not worth cutting, and only one of
+    more than ``start_above`` starts the workers (a smaller one uses them once started)."""
+    if work < least:
+        return None
+    return shared_pool(model, start=work > start_above)
+
+
 def close_shared() -> None:
     """Stop every shared pool's workers (they also stop when this process exits)."""
     with _SHARED_LOCK:

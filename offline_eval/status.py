@@ -90,10 +90,9 @@ def _workers(home: str | None) -> str | None:
 
 def _workers_note() -> str | None:
     from offline_eval.spacy_workers import WORKERS_ENV, default_workers
-    try:
-        n = default_workers()
-    except ValueError:
-        return None
+    if _workers(None) is not None:
+        return None  # said as the stage's problem
+    n = default_workers()
     return (f"spaCy work shared with {n} worker process(es) on large calls ({WORKERS_ENV})"
             if n else f"every spaCy parse in the scoring process ({WORKERS_ENV} or one CPU)")
 

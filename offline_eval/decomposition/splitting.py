@@ -153,14 +153,11 @@ CHUNK_MIN, CHUNK_MAX = 2_000, 20_000
 
 
 def _pool(texts: Sequence[str], nlp: Language, model: str | None) -> Any:
-    n = sum(len(t) for t in texts)
-    if model is None or n < 2 * CHUNK_MIN:
-        return None
     from offline_eval.decomposition.nlp import is_loaded
-    if not is_loaded(nlp, model, "split"):
+    if model is None or not is_loaded(nlp, model, "split"):
         return None
-    from offline_eval.spacy_workers import shared_pool
-    return shared_pool(model, start=n > POOL_START)
+    from offline_eval.spacy_workers import pool_for
+    return pool_for(model, sum(len(t) for t in texts), 2 * CHUNK_MIN, POOL_START)
 
 
 def split_task(model: str, options: dict[str, Any], items: list[Any]) -> list[Any]:

@@ -153,11 +153,8 @@ class SyntacticDecomposer:
         used by any call with at least two chunks' worth."""
         if not self.workers:
             return None
-        n = sum(_context_end(r) for r in requests)
-        if n < 2 * CHUNK_MIN:
-            return None
-        from offline_eval.spacy_workers import shared_pool
-        return shared_pool(self.spacy_model, start=n > POOL_START)
+        from offline_eval.spacy_workers import pool_for
+        return pool_for(self.spacy_model, sum(_context_end(r) for r in requests), 2 * CHUNK_MIN, POOL_START)
 
     def _decompose_here(self, requests: Sequence[Request]) -> list[list[SentenceClaims]]:
         topics = self._topics({r.query for r in requests if r.query.strip()})
