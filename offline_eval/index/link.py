@@ -90,7 +90,8 @@ def fold(text: str) -> str:
 @dataclass(frozen=True)
 class Link:
     """The outcome of linking one text: the mention, the document (None when unresolved),
-    how strongly it is held (``title``, ``alias``, ``weak``) and why, in words."""
+    how strongly it is held (``title``, ``alias``, ``weak``, or ``context``: a shared
+    name the text's other words pick) and why, in words."""
 
     mention: str | None
     doc_id: str | None
@@ -295,7 +296,24 @@ class Linker:
         if m.key is None:
             return Link(m.text, None, None, None, f"its subject {m.text!r} is not a corpus title",
                         positional)
-        return replace(self.resolve(m.key, m.text), positional=positional)
+        link = replace(self.resolve(m.key, m.text), positional=positional)
+        return self._by_context(link, m, text) if link.candidates else link
+
+    def _by_context(self, link: Link, m: _Mention, text: str) -> Link:
+        """A name several documents share, read in its text: the one document (of any tier)
+        whose title holds a word of the text besides the name ("The Amazon is the largest
+        river": Amazon River, not Amazon (company) nor Amazon rainforest); else none."""
+        ids = list(dict.fromkeys(d for t in TIERS for d in self._holders(self.tables[t], m.key, m.text)))
+        said = set(fold(text[:m.start] + " " + text[m.start + len(m.text):]).split())
+        own = set(m.key.split())
+        fits = [d for d in ids if {w for w in fold(self.titles.get(d, d)).split()
+                                   if w not in own and w not in STOPWORDS and not w.isdigit()} & said]
+        if len(fits) != 1:
+            return link
+        title = self.titles.get(fits[0])
+        return Link(m.text, fits[0], title, "context",
+                    f"{m.text!r} matches {len(ids)} documents; the text's words pick {title!r}",
+                    link.positional)
 
     def may_name(self, text: str, doc_id: str) -> bool:
         """A quick test: one of :meth:`names` occurs in ``text`` (False means it names none)."""
@@ -316,6 +334,46 @@ class Linker:
             return False
         names = self.names(doc_id)
         return any(m.key in names for m in self.mentions(text) if m.key is not None)
+
+    def shares_title(self, text: str, doc_id: str, subject_id: str) -> bool:
+        """True when ``text`` holds a word of the title of ``doc_id`` (its parenthesised part
+        dropped) that no name of ``subject_id`` holds and that is not a stop word: a claim
+        about Kuwait that speaks of its capital city shares "city" with "Kuwait City"; a
+        claim about Caroline Herschel shares nothing of "William Herschel" but her surname.
+
+        >>> linker = Linker.from_documents([("c", "Caroline Herschel", ""),
+        ...     ("w", "William Herschel", ""), ("s", "Symphony No. 5 (Beethoven)", ""),
+        ...     ("b", "Ludwig van Beethoven", "")])
+        >>> linker.shares_title("Caroline Herschel was the sister of John Herschel.", "w", "c")
+        False
+        >>> linker.shares_title("Beethoven's Fifth Symphony is in C minor.", "s", "b")
+        True
+        """
+        own = {w for n in self.names(subject_id) for w in n.split()}
+        title = fold(_PAREN.sub("", self.titles.get(doc_id, doc_id)))
+        words = {w for w in title.split() if w not in own and w not in STOPWORDS and not w.isdigit()}
+        return bool(words & set(fold(text).split()))
+
+    def is_subject_of(self, text: str, doc_id: str) -> bool:
+        """True when the document ``doc_id`` is what ``text`` speaks of: its :meth:`subject`
+        links to it (or to a name it shares with others) and stands first, not after a
+        pronoun or a preposition. A sentence of another entity's article that names the
+        document only on the way ("He worked with his sister Caroline Herschel", "the
+        second-most populous city in Texas") is not.
+
+        >>> linker = Linker.from_documents([("c", "Caroline Herschel", ""),
+        ...     ("w", "William Herschel", "")])
+        >>> linker.is_subject_of("Caroline Herschel found eight comets.", "c")
+        True
+        >>> linker.is_subject_of("He worked with his sister Caroline Herschel.", "c")
+        False
+        >>> linker.is_subject_of("William Herschel worked with Caroline Herschel.", "c")
+        False
+        """
+        if not self.names_subject(text, doc_id):
+            return False
+        found = self.subject(text)
+        return found.positional and (found.doc_id == doc_id or doc_id in found.candidates)
 
 
 

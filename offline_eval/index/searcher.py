@@ -138,8 +138,12 @@ class SearchIndex:
         born?"), or names one that several documents share, the topic's among them ("Curie");
         by BM25 within the document; then
         BM25 over the corpus (``query`` words added) fills the ``k`` from its
-        top ``pool``, keeping only passages of the linked documents or that name one of them,
-        so another entity's article never stands in for the subject's. With nothing linked
+        top ``pool``, keeping only passages of the linked documents or, of another entity's
+        article, the sentences that speak of a linked document (it is their subject:
+        :meth:`~offline_eval.index.link.Linker.is_subject_of`) or, when the claim shares a
+        word of that article's title ("Kuwait's capital city" and "Kuwait City"), that name
+        it; so another entity's article never stands in for the subject's ("He worked with
+        his sister Caroline Herschel", from William Herschel's, says nothing of hers). With nothing linked
         (no title named, a name several documents share, a corpus without titles) it is
         plain BM25, and each hit's ``why`` says why nothing was linked. ``guard=False``
         lets any BM25 passage fill the ``k``; ``order(claim, pool hits)`` may re-rank the BM25
@@ -179,8 +183,12 @@ class SearchIndex:
                 continue
             why = f"{h.why}{unlinked}"
             if guard_docs and p.doc_id not in guard_docs:
+                # another entity's article: its sentences that speak of the subject, or, when
+                # the claim speaks of that entity too, those that name the subject at all
                 part = next(((g, q) for g in guard_docs if linker.may_name(p.text, g)
-                             and (q := _naming_part(p, lambda t: linker.names_subject(t, g)))), None)
+                             and (q := _naming_part(p, lambda t: linker.names_subject(t, g)
+                                                    if linker.shares_title(claim, p.doc_id, g)
+                                                    else linker.is_subject_of(t, g)))), None)
                 if part is None:
                     continue  # about another entity: it does not name the subject
                 named, p = part

@@ -9,7 +9,8 @@ Order (each step is named in :attr:`Verdict.rule`):
    P(contradiction) >= ``contradict`` and above its P(entailment) makes the claim
    ``contradicted``. Word coverage never outweighs it. When another passage entails the
    claim with P >= ``strong`` while this one contradicts with P >= ``strong``, the claim is
-   ``inconclusive`` instead.
+   ``inconclusive`` instead. The assembled window does not contradict when it holds none of
+   the claim's predicate words (it covers only the claim's names).
 2. **Support** (``combiner``). The calibrated combiner's P(supported) >= ``support`` *and*
    the model itself leaning to entailment: the whole claim's best window has
    P(entailment) >= ``entail_floor``. Coverage may reject a claim the model entails (a
@@ -106,6 +107,11 @@ def _contradicting(claim: str, s: "ClaimScores", passages: Sequence[Evidence],
     idx = named(s.passage_features, passages) if cfg.conflict_shared_name and s.passage_features \
         else list(range(len(s.passage_con)))
     idx = [i for i in idx if i < len(passages)]
+    # the assembled window (last) does not contradict when it holds none of the claim's
+    # predicate: it was drawn to cover the claim's words, and covering its names alone says
+    # nothing of what the claim says of them
+    idx = [i for i in idx if not passages[i].passage_id.startswith("assembled:")
+           or _speaks_to(claim, passages[i].text)]
     if _linked(passages):
         idx = [i for i in idx if passages[i].found_by in LINKED
                or _speaks_to(claim, s.con_windows[i] if s.con_windows else passages[i].text)]

@@ -54,6 +54,23 @@ def test_a_shared_surname_links_nothing_and_says_why():
     assert link.why == "'Curie' matches 2 documents (Marie Curie, Pierre Curie); none is linked"
 
 
+def test_a_shared_name_is_linked_when_the_texts_other_words_pick_one_title():
+    L = Linker.from_documents([
+        ("river", "Amazon River", "The Amazon River is a river in South America."),
+        ("firm", "Amazon (company)", "Amazon is an American company."),
+        ("forest", "Amazon rainforest", "The Amazon rainforest, or simply the Amazon, is a forest."),
+        *LEADS])
+    link = L.subject("The Amazon is the world's largest river by discharge.")
+    assert (link.doc_id, link.how) == ("river", "context")
+    assert "matches 3 documents" in link.why and "'Amazon River'" in link.why
+    assert L.subject("Amazon sells books as a company.").doc_id == "firm"
+    # no word picks one, or two do: none is linked, as before
+    assert L.subject("The Amazon is vast.").doc_id is None
+    assert L.subject("The Amazon river and rainforest are vast.").doc_id is None
+    assert L.subject("Curie was born in Warsaw.").doc_id is None
+    assert L.subject("Curie, like Pierre, was a physicist.").doc_id == "Pierre Curie"
+
+
 def test_the_subject_is_not_a_name_after_a_preposition_nor_a_possessor():
     L = linker()
     assert L.subject("In Paris, Marie Curie studied physics.").doc_id == "Marie Curie"
@@ -92,20 +109,42 @@ def test_lead_names():
     assert lead_names("The gaur, also known as the Indian bison, is a bovine.") == []
 
 
-def test_search_about_reads_the_subject_first_then_sentences_that_name_it():
-    index = SearchIndex.from_documents(DOCS)
+def test_search_about_reads_the_subject_first_then_sentences_that_speak_of_it():
+    docs = DOCS + [Document("Polish school", "It taught girls. In 1883 Marie Curie finished "
+                            "school in Warsaw with a gold medal. It closed later.", "Polish school")]
+    index = SearchIndex.from_documents(docs)
     hits = index.search_about("Marie Curie was born in Warsaw.", k=5)
+    # Pierre Curie's "He married the physicist Marie Curie" names her on the way: it is
+    # about him, and is not read; the school's sentence is about her
     assert [(h.passage.doc_id, h.found_by) for h in hits] == [
-        ("Marie Curie", "subject"), ("Pierre Curie", "bm25")]
-    pierre = hits[1]
-    assert pierre.passage.text == "He married the physicist Marie Curie in 1895."
-    doc = next(d for d in DOCS if d.id == "Pierre Curie")
-    assert doc.text[pierre.passage.start:pierre.passage.end] == pierre.passage.text
-    assert pierre.why.endswith("its sentences that name 'Marie Curie'")
+        ("Marie Curie", "subject"), ("Polish school", "bm25")]
+    school = hits[1]
+    assert school.passage.text == "In 1883 Marie Curie finished school in Warsaw with a gold medal."
+    doc = next(d for d in docs if d.id == "Polish school")
+    assert doc.text[school.passage.start:school.passage.end] == school.passage.text
+    assert school.why.endswith("its sentences that name 'Marie Curie'")
     # BM25 alone ranks Sydney's lead first for an Australia claim; the subject comes first here
     claim = "The capital of Australia is Sydney."
     assert index.search(claim, 1)[0].passage.doc_id == "Sydney"
-    assert index.search_about(claim, 1)[0].passage.doc_id == "Australia"
+    hits = index.search_about(claim, 2)
+    assert hits[0].passage.doc_id == "Australia"
+    # the claim speaks of Sydney too: Sydney's sentence that names Australia is read
+    assert (hits[1].passage.doc_id, hits[1].found_by) == ("Sydney", "bm25")
+    # a claim that does not: it is not ("the most populous city in Australia" is Sydney's)
+    assert "Sydney" not in [h.passage.doc_id for h in index.search_about("Australia is a big country.", 5)]
+
+
+def test_a_sentence_speaks_of_its_first_name_not_of_names_on_the_way():
+    L = Linker.from_documents(LEADS)
+    assert L.is_subject_of("In 1903 Marie Curie won a prize with Pierre Curie.", "Marie Curie")
+    assert not L.is_subject_of("In 1903 Marie Curie won a prize with Pierre Curie.", "Pierre Curie")
+    assert not L.is_subject_of("He married the physicist Marie Curie.", "Marie Curie")
+    assert not L.is_subject_of("The Blue Nile joins the Nile.", "Nile")
+    # a title word the subject's names lack: "Pierre"; a shared surname is not one
+    assert L.shares_title("Marie Curie married Pierre in Paris.", "Pierre Curie", "Marie Curie")
+    assert not L.shares_title("Marie Curie was a Curie.", "Pierre Curie", "Marie Curie")
+    assert not L.shares_title("Marie Curie loved the continent.", "Australia (continent)",
+                              "Marie Curie")
 
 
 def test_search_about_falls_back_to_the_query_topic_then_to_bm25_with_a_reason():

@@ -101,3 +101,31 @@ def test_rag_references_are_one_context_for_the_assembled_window(fake_runner):
     assert rag.evidence.passage_id == "assembled:ada#0+archive#0"
     assert rag.evidence.doc_id == "ada+archive"
     assert rag.evidence.text == "Ada was born in London. In 1815 the archives list Ada."
+
+
+class _ByPremise:
+    """Fixed probabilities per premise (entailment, neutral, contradiction); neutral else."""
+
+    labels = ("entailment", "neutral", "contradiction")
+
+    def __init__(self, table):
+        self.table = table
+
+    def predict(self, pairs):
+        import numpy as np
+        return np.array([self.table.get(p, (0.0, 1.0, 0.0)) for p, _ in pairs])
+
+
+def test_an_assembled_window_that_covers_only_the_claims_names_does_not_contradict():
+    # "Ada was a poet." covers "Ada" alone: it says nothing of where she was born
+    claim = "Ada was born in London"
+    text = "Ada was a poet. Her verse was read in Paris and Rome."
+    ev = [Evidence("ada#0", text, doc_id="ada")]
+    cfg = VerifyConfig(split_claims=False, assemble_sentences=1)
+    v = Verifier(_ByPremise({"Ada was a poet.": (0.02, 0.03, 0.95)}), cfg)
+    assert v.score_claims([(claim, ev)])[0].assembled.text == "Ada was a poet."
+    assert v.verify(claim, ev).label == "unverifiable"
+    # the same window, speaking to the predicate, does
+    v = Verifier(_ByPremise({"Ada was born a poet.": (0.02, 0.03, 0.95)}), cfg)
+    ev = [Evidence("ada#0", "Ada was born a poet. Her verse was read in Paris and Rome.", doc_id="ada")]
+    assert v.verify(claim, ev).label == "contradicted"
