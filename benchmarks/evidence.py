@@ -209,10 +209,15 @@ def main() -> None:
         "(`benchmarks/data/probe/`). Nothing was fitted or tuned on it; the verifier is the "
         "shipped one (decision fitted on 17 real sets, `verdicts` section). Every retrieval "
         "below runs on the same claims in this one run; k = 5; each claim's query is given. "
-        "One exception to \"nothing tuned\": the name rule's word alignment (2026-12-07) was "
-        "written after reading this probe's missed false claims, so the gap between `subject` "
-        "and `subject, name rule frame only` is not a held-out figure (the `verdicts` and "
-        "`verifier_rules` sections judge the rule on data it was not written from).",
+        "Two exceptions to \"nothing tuned\", both of 2026-12-07: the name rule's word "
+        "alignment was written after reading this probe's missed false claims, so the gap "
+        "between `subject` and `subject, name rule frame only` is not a held-out figure (the "
+        "`verdicts` and `verifier_rules` sections judge the rule on data it was not written "
+        "from); and the guard's reading of another article (only its sentences whose subject is "
+        "the claim's, unless the claim shares a word of that article's title) and the linking "
+        "of a shared name by the claim's other words were written after reading the five probe "
+        "claims that another article decided, so the `subject` rows' *decided by another "
+        "article* is not held out either.",
         "",
         "| retrieval | recall@1 | recall@5 | decided by another article | balanced acc. | false caught | true flagged | retrieval ms/claim |",
         "|---|---|---|---|---|---|---|---|",

@@ -370,7 +370,7 @@ class Linker:
         >>> linker.is_subject_of("William Herschel worked with Caroline Herschel.", "c")
         False
         """
-        if not self.names_subject(text, doc_id):
+        if not self.may_name(text, doc_id):
             return False
         found = self.subject(text)
         return found.positional and (found.doc_id == doc_id or doc_id in found.candidates)

@@ -186,9 +186,9 @@ class SearchIndex:
                 # another entity's article: its sentences that speak of the subject, or, when
                 # the claim speaks of that entity too, those that name the subject at all
                 part = next(((g, q) for g in guard_docs if linker.may_name(p.text, g)
-                             and (q := _naming_part(p, lambda t: linker.names_subject(t, g)
+                             and (q := _naming_part(p, linker.names_subject
                                                     if linker.shares_title(claim, p.doc_id, g)
-                                                    else linker.is_subject_of(t, g)))), None)
+                                                    else linker.is_subject_of, g))), None)
                 if part is None:
                     continue  # about another entity: it does not name the subject
                 named, p = part
@@ -198,11 +198,11 @@ class SearchIndex:
         return hits
 
 
-def _naming_part(p: Passage, names: Callable[[str], bool]) -> Passage | None:
-    """The part of another entity's passage from its first to its last sentence that names
-    the subject (offsets kept), so that what it says of its own entity is not read; None
-    when no sentence names it."""
-    spans = [(s, e) for s, e in sentence_spans(p.text) if names(p.text[s:e])]
+def _naming_part(p: Passage, names: Callable[[str, str], bool], doc_id: str) -> Passage | None:
+    """The part of another entity's passage from its first to its last sentence for which
+    ``names(sentence, doc_id)`` holds (offsets kept), so that what it says of its own entity
+    is not read; None when no sentence does."""
+    spans = [(s, e) for s, e in sentence_spans(p.text) if names(p.text[s:e], doc_id)]
     if not spans:
         return None
     s, e = spans[0][0], spans[-1][1]
