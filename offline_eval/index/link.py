@@ -67,6 +67,7 @@ _ALPHA = re.compile(r"[A-Za-z]+")
 MAX_SPAN = 7
 _PRONOUNS = frozenset("it its he his him she her they their them this these those".split())
 MAX_WEAK_USES = 100  # see Linker.from_documents
+SENTENCE_SUBJECTS = 16_384  # sentences whose subject a Linker remembers
 MIN_FORM_USES = 3  # a one-word title's other number is an alias when the leads use it this often
 
 
@@ -147,6 +148,9 @@ class Linker:
                     for d in ids:
                         names.setdefault(d, set()).add(alias)
         self._names = {d: tuple(sorted(a, key=lambda x: (-len(x), x))) for d, a in names.items()}
+        # the subjects of corpus sentences: the same passages recur across the claims of a
+        # response, and the guard asks it of every sentence that may name a linked document
+        self._sentence_subjects: dict[str, Link] = {}
 
     @classmethod
     def from_documents(cls, docs: Iterable[tuple[str, str, str]]) -> "Linker":
@@ -372,7 +376,11 @@ class Linker:
         """
         if not self.may_name(text, doc_id):
             return False
-        found = self.subject(text)
+        found = self._sentence_subjects.get(text)
+        if found is None:
+            if len(self._sentence_subjects) >= SENTENCE_SUBJECTS:
+                self._sentence_subjects.clear()
+            found = self._sentence_subjects[text] = self.subject(text)
         return found.positional and (found.doc_id == doc_id or doc_id in found.candidates)
 
 
