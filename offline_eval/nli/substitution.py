@@ -17,7 +17,7 @@ Regex-based and deterministic (no spaCy), like :mod:`offline_eval.text`.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from offline_eval.text import STOPWORDS
 
@@ -141,7 +141,84 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
             return Substitution(" ".join(ct[s:e]), " ".join(pt[ps:pe]))
     if not align or (anchored_only and not any(" ".join(ct[a:b]).lower() == about for a, b in names)):
         return None
-    return _aligned(ct, pt)
+    # the agent frame, when the passage names another name of the claim (it is about the
+    # claim's subject: "Macbeth ... written by William Shakespeare" says nothing of Hamlet)
+    about_claim = lambda a, b: any(  # noqa: E731
+        all(not missing(t) for t in ct[x:y] if t.lower() not in _CONNECT) or " ".join(ct[x:y]).lower() == about
+        for x, y in names if not (x <= a < y or a <= x < b))
+    return _agent(ct, pt, about_claim) or _aligned(ct, pt)
+
+
+_IRREGULAR = frozenset("built made won led held sung taught drawn written sold bought shot "
+                       "found begun run told".split())
+_AGENT_GAP = 6  # words that may stand between the participle and "by" in the passage
+
+
+def _participle(w: str) -> bool:
+    w = w.lower()
+    return w.isalpha() and (w in _IRREGULAR or (len(w) > 4 and w.endswith(("ed", "en"))))
+
+
+def _agents(toks: list[str], at: int) -> list[str]:
+    """The names of a "by" phrase starting at ``toks[at]`` (the word after "by"): names
+    joined by commas and "and" ("by John Lasseter, and written by ..." gives one)."""
+    spans = dict(_names(toks))
+    out, i = [], at
+    while i in spans:
+        out.append(" ".join(toks[i:spans[i]]))
+        i = spans[i]
+        if i < len(toks) and toks[i] == ",":
+            i += 1
+        if i < len(toks) and toks[i].lower() == "and":
+            i += 1
+    return out
+
+
+def _agent(ct: list[str], pt: list[str],
+           about: Callable[[int, int], bool] = lambda a, b: True) -> Substitution | None:
+    """The agent frame: the claim's "<participle> by X" where the passage, with the same
+    participle, says "by Y" (a few words may stand between: "discovered on 1 January 1801
+    by Giuseppe Piazzi") and never "by X", nor names X in its "by" phrases (a list of
+    agents holds every one of them). "Toy Story was directed by Andrew Stanton." against
+    "... directed by John Lasseter, and written by Joss Whedon, Andrew Stanton, ..." fires,
+    though the passage names Andrew Stanton as a writer. ``about(s, e)`` says whether the
+    passage is about the claim, its agent ``ct[s:e]`` aside.
+
+    >>> w = lambda t: _WORD.findall(t)
+    >>> _agent(w("Ceres was discovered by William Herschel in 1801."),
+    ...        w("It was discovered on 1 January 1801 by Giuseppe Piazzi at Palermo."))
+    Substitution(claim_name='William Herschel', passage_name='Giuseppe Piazzi')
+    >>> _agent(w("It was directed by Andrew Stanton."),
+    ...        w("It was directed by John Lasseter and Andrew Stanton.")) is None
+    True
+    >>> _agent(w("It was directed by Stanton."), w("It was directed by Andrew Stanton.")) is None
+    True
+    """
+    starts = dict(_names(ct))
+    for i in range(1, len(ct) - 1):
+        if ct[i].lower() != "by" or not _participle(ct[i - 1]) or (i + 1) not in starts:
+            continue
+        verb, name = ct[i - 1].lower(), " ".join(ct[i + 1:starts[i + 1]])
+        if not about(i + 1, starts[i + 1]):
+            continue
+        said: list[str] = []
+        for j, t in enumerate(pt):
+            if t.lower() != verb:
+                continue
+            for k in range(j + 1, min(len(pt), j + 2 + _AGENT_GAP)):
+                if pt[k] in _END or pt[k] in (",", ";") or (k > j + 1 and _participle(pt[k])):
+                    break
+                if pt[k].lower() == "by":
+                    said += _agents(pt, k + 1)
+                    break
+        if not said:
+            continue
+        words = {w.lower() for w in name.split() if _is_cap(w)}
+        if any(words <= {w.lower() for w in a.split()} for a in said):
+            continue  # the claim's agent is among the passage's
+        if all(_spelt_apart(name, a) for a in said):
+            return Substitution(name, said[0])
+    return None
 
 
 def _is_name_part(tok: str) -> bool:

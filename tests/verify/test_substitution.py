@@ -85,3 +85,26 @@ def test_a_titled_passage_about_another_subject_is_not_read():
     assert find_substitution(claim, LEAD, title="Katharine Hepburn", anchored_only=True) is None
     assert find_substitution(claim, LEAD, title="Audrey Hepburn", anchored_only=True) == \
         Substitution("American", "British")
+
+
+@pytest.mark.parametrize("claim,passage,swap", [
+    # the agent of the same participle, words between the participle and "by" in the passage
+    ("Ceres was discovered by William Herschel on 1 January 1801.",
+     "Ceres is a dwarf planet. It was discovered on 1 January 1801 by Giuseppe Piazzi.",
+     ("William Herschel", "Giuseppe Piazzi")),
+    # the claim's agent named elsewhere in the passage, in another role
+    ("Toy Story was directed by Andrew Stanton.",
+     "Toy Story is a 1995 film directed by John Lasseter, and written by Joss Whedon and "
+     "Andrew Stanton.", ("Andrew Stanton", "John Lasseter")),
+    # one of several agents, a surname, another participle, another work: no swap
+    ("Toy Story was directed by Andrew Stanton.",
+     "Toy Story is a 1995 film directed by John Lasseter and Andrew Stanton.", None),
+    ("Toy Story was directed by Stanton.", "Toy Story was directed by Andrew Stanton.", None),
+    ("Toy Story was directed by Andrew Stanton.",
+     "Toy Story is a 1995 film written by Joss Whedon.", None),
+    ("Hamlet was directed by Andrew Stanton in 1990.", "Macbeth, directed on stage by John Lasseter.",
+     None),
+])
+def test_the_agent_of_a_by_phrase(claim, passage, swap):
+    sub = find_substitution(claim, passage)
+    assert (tuple(sub) if sub else None) == swap
