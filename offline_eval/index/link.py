@@ -310,8 +310,7 @@ class Linker:
         ids = list(dict.fromkeys(d for t in TIERS for d in self._holders(self.tables[t], m.key, m.text)))
         said = set(fold(text[:m.start] + " " + text[m.start + len(m.text):]).split())
         own = set(m.key.split())
-        fits = [d for d in ids if {w for w in fold(self.titles.get(d, d)).split()
-                                   if w not in own and w not in STOPWORDS and not w.isdigit()} & said]
+        fits = [d for d in ids if self._title_words(d, own) & said]
         if len(fits) != 1:
             return link
         title = self.titles.get(fits[0])
@@ -354,9 +353,14 @@ class Linker:
         True
         """
         own = {w for n in self.names(subject_id) for w in n.split()}
-        title = fold(_PAREN.sub("", self.titles.get(doc_id, doc_id)))
-        words = {w for w in title.split() if w not in own and w not in STOPWORDS and not w.isdigit()}
-        return bool(words & set(fold(text).split()))
+        return bool(self._title_words(doc_id, own, bracket=False) & set(fold(text).split()))
+
+    def _title_words(self, doc_id: str, drop: set[str], bracket: bool = True) -> set[str]:
+        """The folded words of a document's title (with its parenthesised part, or not) but
+        ``drop``, stop words and numbers."""
+        title = self.titles.get(doc_id, doc_id)
+        return {w for w in fold(title if bracket else _PAREN.sub("", title)).split()
+                if w not in drop and w not in STOPWORDS and not w.isdigit()}
 
     def is_subject_of(self, text: str, doc_id: str) -> bool:
         """True when the document ``doc_id`` is what ``text`` speaks of: its :meth:`subject`
