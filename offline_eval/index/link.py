@@ -103,7 +103,8 @@ class Link:
     #: pronoun comes first ("She was born in Warsaw.", "It is Canberra."); the query's topic
     #: is then the better subject
     positional: bool = True
-    #: the documents a name several of them share could mean (none is linked)
+    #: the documents a name several of them share could mean (none is linked, unless the
+    #: text's other words pick one title alone: ``how`` is then ``context``)
     candidates: tuple[str, ...] = ()
 
 
@@ -316,7 +317,7 @@ class Linker:
         title = self.titles.get(fits[0])
         return Link(m.text, fits[0], title, "context",
                     f"{m.text!r} matches {len(ids)} documents; the text's words pick {title!r}",
-                    link.positional)
+                    link.positional, link.candidates)
 
     def may_name(self, text: str, doc_id: str) -> bool:
         """A quick test: one of :meth:`names` occurs in ``text`` (False means it names none)."""

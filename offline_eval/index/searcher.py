@@ -190,7 +190,7 @@ class SearchIndex:
                                                     if linker.shares_title(claim, p.doc_id, g)
                                                     else linker.is_subject_of, g))), None)
                 if part is None:
-                    continue  # about another entity: it does not name the subject
+                    continue  # about another entity: it does not speak of the subject
                 named, p = part
                 why += f"; its sentences that name {linker.titles.get(named, named)!r}"
             hits.append(Hit(p, float(s), "bm25", why))

@@ -69,6 +69,11 @@ def test_a_shared_name_is_linked_when_the_texts_other_words_pick_one_title():
     assert L.subject("The Amazon river and rainforest are vast.").doc_id is None
     assert L.subject("Curie was born in Warsaw.").doc_id is None
     assert L.subject("Curie, like Pierre, was a physicist.").doc_id == "Pierre Curie"
+    # the query's topic, one of the documents the name could mean, still comes first
+    index = SearchIndex.from_documents(DOCS)
+    hit = index.search_about("Curie, like Pierre, was a physicist.", k=1,
+                             query="Where was Marie Curie born?")[0]
+    assert (hit.passage.doc_id, hit.found_by) == ("Marie Curie", "topic")
 
 
 def test_the_subject_is_not_a_name_after_a_preposition_nor_a_possessor():
