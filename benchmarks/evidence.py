@@ -12,9 +12,10 @@ Each retrieval runs on the same claims in the same run, and the same verifier (t
 - ``bm25``: BM25 over the corpus (the claim plus its query's other words), top 5;
 - ``subject, no guard``: the linked subject's and the query topic's passages first, then
   BM25 fills the 5 with any passage;
-- ``subject``: the shipped order: linked passages first, then BM25 passages that name a
-  linked document, narrowed to the sentences that name it (``offline-eval score
-  --retrieval subject``, the default);
+- ``subject``: the shipped order: linked passages first, then BM25 passages of other
+  documents narrowed to their sentences that speak of a linked document (or, when the claim
+  shares a word of their title, that name it; ``offline-eval score --retrieval subject``,
+  the default);
 - ``subject's article only``: the linked document's passages alone when a subject links
   (FActScore reads the topic's page), else BM25;
 - ``... + dense re-rank``: the BM25 top 50 re-ranked by the cosine of the shipped

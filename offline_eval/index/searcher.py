@@ -183,19 +183,33 @@ class SearchIndex:
                 continue
             why = f"{h.why}{unlinked}"
             if guard_docs and p.doc_id not in guard_docs:
-                # another entity's article: its sentences that speak of the subject, or, when
-                # the claim speaks of that entity too, those that name the subject at all
-                part = next(((g, q) for g in guard_docs if linker.may_name(p.text, g)
-                             and (q := _naming_part(p, linker.names_subject
-                                                    if linker.shares_title(claim, p.doc_id, g)
-                                                    else linker.is_subject_of, g))), None)
+                part = _part_about(linker, claim, p, guard_docs)
                 if part is None:
                     continue  # about another entity: it does not speak of the subject
-                named, p = part
-                why += f"; its sentences that name {linker.titles.get(named, named)!r}"
+                named, both, p = part
+                title = linker.titles.get(named, named)
+                why += (f"; its sentences that name {title!r} (the claim speaks of "
+                        f"{linker.titles.get(p.doc_id, p.doc_id)!r} too)" if both else
+                        f"; its sentences about {title!r}")
             hits.append(Hit(p, float(s), "bm25", why))
             taken.add(p.id)
         return hits
+
+
+def _part_about(linker: Any, claim: str, p: Passage,
+                docs: Sequence[str]) -> tuple[str, bool, Passage] | None:
+    """Of another entity's passage, the part that speaks of one of the linked ``docs``
+    (its sentences whose subject it is), or, when the claim speaks of that entity too (shares
+    a word of its title), the part that names it: ``(doc, the claim speaks of both, part)``,
+    or None."""
+    for g in docs:
+        if not linker.may_name(p.text, g):
+            continue
+        both = linker.shares_title(claim, p.doc_id, g)
+        part = _naming_part(p, linker.names_subject if both else linker.is_subject_of, g)
+        if part is not None:
+            return g, both, part
+    return None
 
 
 def _naming_part(p: Passage, names: Callable[[str, str], bool], doc_id: str) -> Passage | None:

@@ -46,7 +46,7 @@ def named(passage_features: Sequence[Mapping[str, float]],
 
     When retrieval linked the claim's subject (a passage ``found_by`` ``subject`` or
     ``topic``), every passage is: the retrieve stage kept only the linked documents and the
-    sentences of other documents that name them. Otherwise, those naming one of the claim's
+    sentences of other documents that speak of them. Otherwise, those naming one of the claim's
     names (``cov_entity`` > 0; a claim with no names scores 1.0 on every passage). Adding the
     passage that holds most of the claim's words was measured and dropped (RESULTS.md,
     ``verdicts``: WiCE dev 0.704 -> 0.684 leave-one-set-out)."""

@@ -12,7 +12,8 @@ Two sources, chosen per item:
   ``retrieval="subject"`` (the default) the evidence is about the claim's subject, in this
   order (:meth:`~offline_eval.index.searcher.SearchIndex.search_about`): the passages of
   the document the claim's subject links to by title or alias, then those of the query's
-  topic, then BM25 over the corpus, keeping only passages that name a linked document.
+  topic, then BM25 over the corpus, keeping of other documents only their sentences that
+  speak of a linked document (or name it, when the claim speaks of that document too).
   With nothing linked it is plain BM25; ``retrieval="bm25"`` is plain BM25 always. Each
   evidence item's ``found_by`` and ``why`` say why it was chosen.
 

@@ -127,7 +127,7 @@ def test_search_about_reads_the_subject_first_then_sentences_that_speak_of_it():
     assert school.passage.text == "In 1883 Marie Curie finished school in Warsaw with a gold medal."
     doc = next(d for d in docs if d.id == "Polish school")
     assert doc.text[school.passage.start:school.passage.end] == school.passage.text
-    assert school.why.endswith("its sentences that name 'Marie Curie'")
+    assert school.why.endswith("its sentences about 'Marie Curie'")
     # BM25 alone ranks Sydney's lead first for an Australia claim; the subject comes first here
     claim = "The capital of Australia is Sydney."
     assert index.search(claim, 1)[0].passage.doc_id == "Sydney"
@@ -135,6 +135,7 @@ def test_search_about_reads_the_subject_first_then_sentences_that_speak_of_it():
     assert hits[0].passage.doc_id == "Australia"
     # the claim speaks of Sydney too: Sydney's sentence that names Australia is read
     assert (hits[1].passage.doc_id, hits[1].found_by) == ("Sydney", "bm25")
+    assert hits[1].why.endswith("its sentences that name 'Australia' (the claim speaks of 'Sydney' too)")
     # a claim that does not: it is not ("the most populous city in Australia" is Sydney's)
     assert "Sydney" not in [h.passage.doc_id for h in index.search_about("Australia is a big country.", 5)]
 
