@@ -101,20 +101,22 @@ def _speaks_to(claim: str, window: str) -> bool:
 def _contradicting(claim: str, s: "ClaimScores", passages: Sequence[Evidence],
                    cfg: "VerifyConfig") -> int | None:
     """The passage whose window most contradicts the claim, among those about its subject.
-    With a linked subject, another document's sentences that name the subject contradict
-    only when they speak to the claim's predicate: "he married Marie Curie" says nothing of
-    where she was born."""
+    Two kinds of window contradict only when they speak to the claim's predicate
+    (:func:`_speaks_to`): with a linked subject, another document's sentences that name the
+    subject ("he married Marie Curie" says nothing of where she was born); and the
+    assembled window, drawn to cover the claim's words, which when it covers only the
+    claim's names says nothing of what the claim says of them."""
     idx = named(s.passage_features, passages) if cfg.conflict_shared_name and s.passage_features \
         else list(range(len(s.passage_con)))
-    idx = [i for i in idx if i < len(passages)]
-    # the assembled window (last) does not contradict when it holds none of the claim's
-    # predicate: it was drawn to cover the claim's words, and covering its names alone says
-    # nothing of what the claim says of them
-    idx = [i for i in idx if not passages[i].passage_id.startswith("assembled:")
-           or _speaks_to(claim, passages[i].text)]
-    if _linked(passages):
-        idx = [i for i in idx if passages[i].found_by in LINKED
-               or _speaks_to(claim, s.con_windows[i] if s.con_windows else passages[i].text)]
+    linked = _linked(passages)
+
+    def may_contradict(i: int) -> bool:
+        p = passages[i]
+        if p.passage_id.startswith("assembled:") or (linked and p.found_by not in LINKED):
+            return _speaks_to(claim, s.con_windows[i] if s.con_windows else p.text)
+        return True
+
+    idx = [i for i in idx if i < len(passages) and may_contradict(i)]
     return max(idx, key=lambda i: (s.passage_con[i], -i)) if idx else None
 
 

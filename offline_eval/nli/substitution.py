@@ -143,9 +143,10 @@ def find_substitution(claim: str, passage: str, context: int = 2, title: str | N
         return None
     # the agent frame, when the passage names another name of the claim (it is about the
     # claim's subject: "Macbeth ... written by William Shakespeare" says nothing of Hamlet)
-    about_claim = lambda a, b: any(  # noqa: E731
-        all(not missing(t) for t in ct[x:y] if t.lower() not in _CONNECT) or " ".join(ct[x:y]).lower() == about
-        for x, y in names if not (x <= a < y or a <= x < b))
+    def about_claim(a: int, b: int) -> bool:  # another name of the claim than ct[a:b] is there
+        return any(all(not missing(t) for t in ct[x:y] if t.lower() not in _CONNECT)
+                   or " ".join(ct[x:y]).lower() == about
+                   for x, y in names if not (x <= a < y or a <= x < b))
     return _agent(ct, pt, about_claim) or _aligned(ct, pt)
 
 
