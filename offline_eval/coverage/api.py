@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from offline_eval.coverage.facts import FACT_SETS
 from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Decompose,
@@ -12,9 +12,6 @@ from offline_eval.coverage.methods import (DEFAULT_FACTS, METHODS, Coverage, Dec
 from offline_eval.errors import InputError
 from offline_eval.io.focus import SOURCE_CHARS
 from offline_eval.io.jsonl import ReferencesField, get_field
-
-if TYPE_CHECKING:
-    from offline_eval.decomposition.base import Decomposer
 
 
 def load_entailer(model: str | None = None, backend: str | None = None,
@@ -25,33 +22,29 @@ def load_entailer(model: str | None = None, backend: str | None = None,
     return entailer_from_runner(load_nli(model, backend, device, batch_size).runner)
 
 
-class SentenceFacts:
-    """``(query, sentence) -> facts`` from a claim decomposer, each sentence decomposed on
-    its own; :meth:`many` decomposes a list of sentences in one batch (one spaCy stream for
-    all of them), with the same facts as one call per sentence."""
+class SourceFacts:
+    """``(query, sentence) -> facts``, and :meth:`sources`: each source decomposed as one
+    document, its earlier sentences the context of each (the way the nuggets stage
+    decomposes references, through the same
+    :class:`~offline_eval.nuggetization.reference_facts.ReferenceFacts`, so in one process
+    the two stages decompose a reference once)."""
 
-    def __init__(self, decomposer: Decomposer) -> None:
-        self.decomposer = decomposer
+    def __init__(self, decomposer: str = "syntactic") -> None:
+        from offline_eval.nuggetization.reference_facts import ReferenceFacts
+
+        self.facts = ReferenceFacts(decomposer)
 
     def __call__(self, query: str, sentence: str) -> list[str]:
-        return self.many(query, [sentence])[0]
+        return self.facts([(query, sentence)])[0]
 
-    def many(self, query: str, sentences: Sequence[str]) -> list[list[str]]:
-        from offline_eval.decomposition.base import Request
-
-        if not getattr(self.decomposer, "batch_invariant", False):
-            # a decomposer whose output may depend on its batch mates (a generative one pads
-            # its batches): one call per sentence, as before
-            return [list(self.decomposer.decompose(query, [s], [0])[0].claims) for s in sentences]
-        reqs = [Request(query, (s,), (0,)) for s in sentences]
-        return [list(r[0].claims) for r in self.decomposer.decompose_batch(reqs)]
+    def sources(self, query: str, texts: Sequence[str]) -> list[list[str]]:
+        """The facts of each source text."""
+        return self.facts([(query, t) for t in texts])
 
 
 def load_decomposer(name: str = "syntactic") -> Decompose:
-    """``(query, sentence) -> facts`` from a claim decomposer (a :class:`SentenceFacts`)."""
-    from offline_eval.decomposition.base import get_decomposer
-
-    return SentenceFacts(get_decomposer(name))
+    """The comprehensiveness decomposer (a :class:`SourceFacts`) of a claim decomposer name."""
+    return SourceFacts(name)
 
 
 def coverage_row(row_id: str, cov: Coverage) -> dict[str, Any]:

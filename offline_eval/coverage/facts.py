@@ -199,10 +199,13 @@ def extract_facts(query: str, sources: Sequence[tuple[str, str]],
     if facts not in FACT_SETS:
         raise ValueError(f"unknown fact set {facts!r}; valid: {', '.join(FACT_SETS)}")
     pool: list[tuple[str, str, str]] = []  # source id, fact, importance
-    units = [(sid, sent) for sid, text in sources for sent in sentences(text)]
-    many = getattr(decompose, "many", None)   # one batch for every sentence, when it can
-    split = (many(query, [s for _, s in units]) if many is not None else
-             [decompose(query, s) for _, s in units] if decompose else [[s] for _, s in units])
+    whole = getattr(decompose, "sources", None)   # each source decomposed as one document
+    if whole is not None:
+        units = [(sid, "") for sid, _ in sources]
+        split = whole(query, [text for _, text in sources])
+    else:
+        units = [(sid, sent) for sid, text in sources for sent in sentences(text)]
+        split = ([decompose(query, s) for _, s in units] if decompose else [[s] for _, s in units])
     for (sid, _), found in zip(units, split):
         for fact in found:
             imp = _importance(query, fact)

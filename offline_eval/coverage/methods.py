@@ -62,18 +62,29 @@ def entailer_from_runner(runner: object) -> Entail:
         if pairs else []  # type: ignore[attr-defined]
 
 
-def _windows(response: str) -> list[str]:
+def _windows(response: str) -> list[list[str]]:
+    """The response's windows of 1, 2, ... :data:`WINDOW` consecutive sentences, by width
+    (a response shorter than a width gives that width no window)."""
     sents = sentences(response) or [response]
-    return [" ".join(sents[i:i + w]) for w in range(1, WINDOW + 1)
-            for i in range(0, max(1, len(sents) - w + 1))]
+    return [[" ".join(sents[i:i + w]) for i in range(len(sents) - w + 1)]
+            for w in range(1, min(WINDOW, len(sents)) + 1)]
 
 
 def _nli_covered(facts: Sequence[Fact], response: str, entail: Entail) -> list[bool]:
-    wins = _windows(response)
-    pairs = [(w, f.text) for f in facts for w in wins]
-    probs = np.asarray(entail(pairs), dtype=float).reshape(len(facts), len(wins)) \
-        if facts else np.zeros((0, len(wins)))
-    return [bool(row.max() >= ENTAIL_THRESHOLD) for row in probs]
+    """Whether some window of the response entails each fact. Windows are read narrowest
+    first, and a fact that a narrower window entails reads no wider one: the answer is the
+    same with an ``entail`` whose probability of a pair depends on that pair alone (the
+    default NLI runner on CPU, int8, one pair per run)."""
+    covered = [False] * len(facts)
+    for wins in _windows(response):
+        todo = [i for i, c in enumerate(covered) if not c]
+        pairs = [(w, facts[i].text) for i in todo for w in wins]
+        if not pairs:
+            break
+        probs = np.asarray(entail(pairs), dtype=float).reshape(len(todo), len(wins))
+        for i, row in zip(todo, probs):
+            covered[i] = bool(row.max() >= ENTAIL_THRESHOLD)
+    return covered
 
 
 def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,

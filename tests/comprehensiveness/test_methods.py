@@ -105,3 +105,34 @@ def test_the_facts_of_one_query_and_sources_are_built_once():
     assert len(calls) == 6                      # other sources: built again
     from offline_eval.coverage import methods   # the memo keys on a digest, not on the texts
     assert not any(S1 in str(key) for key in methods._FACTS)
+
+
+def test_a_source_is_decomposed_as_one_document():
+    # "It" is read in the source's own context, as the nuggets stage reads a reference
+    src = "Gustave Eiffel designed the Eiffel Tower. It was finished in 1889."
+    found = extract_facts("When was the Eiffel Tower finished?", [("s1", src)], load_decomposer(), "all")
+    assert "The Eiffel Tower was finished in 1889." in [sf.fact.text for sf in found]
+
+
+def test_wider_windows_are_read_only_for_facts_no_narrower_window_entails():
+    from offline_eval.coverage.methods import _nli_covered
+    from offline_eval.types import Fact
+    asked = []
+
+    def entail(pairs):
+        asked.extend(pairs)
+        return lexical(pairs)
+
+    response = "Ada Byron was born in London. She published notes in 1843. She died in 1852."
+    facts = [Fact(t, ("s1",), "vital") for t in ("Ada Byron was born in London.",
+                                                 "Ada Byron died in 1852 in London.",
+                                                 "Ada Byron painted.")]
+    assert _nli_covered(facts, response, entail) == [True, True, False]
+    first = [p for p, h in asked if h == facts[0].text]
+    assert first == ["Ada Byron was born in London.", "She published notes in 1843.",
+                     "She died in 1852."]                      # one-sentence windows only
+    assert {p for p, h in asked if h == facts[1].text} >= {response}   # read up to the widest
+    # a two-sentence response has no three-sentence window
+    asked.clear()
+    _nli_covered([facts[2]], "Ada Byron was born in London. She died in 1852.", entail)
+    assert len(asked) == 3
