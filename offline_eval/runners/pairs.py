@@ -5,6 +5,9 @@ implement ``_logits``; tokenization, batching and label reordering live here onc
 """
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -25,6 +28,10 @@ def softmax(x: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
+
+
+#: pairs a one-pair-at-a-time runner remembers (about 150 bytes each)
+PAIR_MEMO = 65_536
 
 
 class PairClassifier:
@@ -49,6 +56,8 @@ class PairClassifier:
         limit = getattr(tokenizer, "model_max_length", 512) or 512
         self.max_length = int(min(max_length or 512, limit if limit < 100_000 else 512))
         self.truncated = 0  # pairs whose premise had to be cut (should stay 0)
+        self._memo: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Number of tokens of each text without special tokens."""
@@ -64,11 +73,44 @@ class PairClassifier:
         return int(self.tokenizer.num_special_tokens_to_add(pair=True))
 
     def predict(self, inputs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """Class probabilities, shape ``(len(inputs), len(self.labels))``."""
+        """Class probabilities, shape ``(len(inputs), len(self.labels))``.
+
+        A pair that occurs more than once is run once. A runner that runs one pair at a time
+        (``batch_size`` 1: the int8 runner on CPU), whose probabilities of a pair are a function
+        of that pair alone, also remembers the last :data:`PAIR_MEMO` pairs it ran (by a
+        digest): the nuggets and comprehensiveness stages ask for some of the same (response
+        window, reference fact) pairs, and the answers of several systems to one query
+        share theirs. A batched runner does not, since a pair's probabilities there depend
+        in the last bits on its batch mates."""
         pairs = [(str(p), str(h)) for p, h in inputs]
         out = np.zeros((len(pairs), len(self.labels)), dtype=np.float64)
         if not pairs:
             return out
+        first: dict[tuple[str, str], int] = {}
+        row = [first.setdefault(pr, len(first)) for pr in pairs]
+        distinct = list(first)
+        keys = ([hashlib.sha256(f"{p}\x00{h}".encode()).digest() for p, h in distinct]
+                if self.batch_size == 1 else None)
+        found: list[np.ndarray | None] = [None] * len(distinct)
+        if keys is not None:
+            with self._memo_lock:
+                found = [self._memo.get(k) for k in keys]
+        todo = [i for i, f in enumerate(found) if f is None]
+        fresh = self._run([distinct[i] for i in todo]) if todo else np.zeros((0, len(self.labels)))
+        for i, probs in zip(todo, fresh):
+            found[i] = probs
+        if keys is not None:
+            with self._memo_lock:
+                for i in todo:
+                    self._memo[keys[i]] = found[i]   # type: ignore[assignment]
+                while len(self._memo) > PAIR_MEMO:
+                    self._memo.popitem(last=False)
+        out[:] = np.stack([found[i] for i in row])   # type: ignore[misc]
+        return out
+
+    def _run(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Probabilities of distinct pairs: tokenized, sorted by length, padded per batch."""
+        out = np.zeros((len(pairs), len(self.labels)), dtype=np.float64)
         enc = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs],
                              truncation="longest_first", max_length=self.max_length)
         enc = {k: list(v) for k, v in enc.items()}

@@ -158,6 +158,23 @@ def test_int8_runs_pairs_in_parallel_with_the_same_output(tiny_model):
     assert intra.workers == 1 and np.array_equal(intra.predict(many), one.predict(many))
 
 
+def test_each_distinct_pair_runs_once_and_a_one_pair_runner_remembers_it(tiny_model, monkeypatch):
+    runner = load_runner(tiny_model, "onnx", "cpu", threads=1)     # int8: one pair per run
+    ran = []
+    real = runner._logits
+    monkeypatch.setattr(runner, "_logits", lambda feeds: ran.append(1) or real(feeds))
+    probs = runner.predict(PAIRS * 3)
+    assert len(ran) == 3
+    assert np.array_equal(probs[:3], probs[3:6]) and np.array_equal(probs[:3], probs[6:])
+    again = runner.predict(PAIRS[::-1])                            # a later call: from memory
+    assert len(ran) == 3 and np.array_equal(again, probs[:3][::-1])
+    fresh = load_runner(tiny_model, "onnx", "cpu", threads=1)      # the same numbers unremembered
+    assert np.array_equal(fresh.predict(PAIRS), probs[:3])
+    batched = load_runner(tiny_model, "torch", "cpu")               # batches: nothing remembered
+    batched.predict(PAIRS)
+    assert batched.batch_size > 1 and not batched._memo
+
+
 def test_cpu_workers_reads_threads_then_omp_then_affinity(monkeypatch):
     from offline_eval.runners.ort import cpu_workers
 
