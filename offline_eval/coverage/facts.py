@@ -46,6 +46,8 @@ from offline_eval.importance.query import clean_query, expected_answer_type
 from offline_eval.index.bm25 import BM25Index, BM25Params
 from offline_eval.types import Fact
 
+#: ``(query, sentence) -> facts``; :func:`extract_facts` calls ``sources(query, texts) -> facts
+#: per text`` instead when the object has it (each source decomposed as one document)
 Decompose = Callable[[str, str], Sequence[str]]
 FACT_SETS = ("vital", "all")
 DEDUP_JACCARD = 0.8

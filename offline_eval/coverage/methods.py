@@ -2,7 +2,9 @@
 
 ``entail(pairs) -> list[float]`` gives P(entailment) for (premise, hypothesis) pairs; build
 it from an NLI runner with :func:`entailer_from_runner`. ``decompose(query, sentence)``
-splits a source sentence into facts (the claim decomposer); without it, sentences are facts.
+splits a source sentence into facts; one that also has ``sources(query, texts)`` (the
+shipped one, :func:`~offline_eval.coverage.api.load_decomposer`) decomposes each source as
+one document instead; without a decomposer, sentences are facts.
 
 **Which facts** (``facts``, see :mod:`~offline_eval.coverage.facts`). ``vital``
 (the default): the key facts, one per source, that answer the query; sources that answer
