@@ -30,11 +30,7 @@ score is ``Σ w(fact)·covered / Σ w(fact)``.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import threading
-from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -44,6 +40,7 @@ from offline_eval.coverage.facts import (BM25_PARAMS, FACT_SETS, Decompose, Sour
                                                   answer_spans, extract_facts)
 from offline_eval.index.bm25 import BM25Params
 from offline_eval.io.focus import SOURCE_CHARS, query_sources
+from offline_eval.memo import Memo, digest
 from offline_eval.types import Coverage, Fact, Reference
 
 Entail = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
@@ -113,9 +110,8 @@ def _qa_covered(facts: Sequence[SourceFact], query: str, response: str,
 
 #: Recent :func:`extract_facts` results, by their inputs: the answers of several systems to
 #: one query (``score --group-by``) share their facts, built once.
-_FACTS: "OrderedDict[tuple[Any, ...], list[SourceFact]]" = OrderedDict()
-_FACTS_LOCK = threading.Lock()
 FACTS_MEMO = 64
+_FACTS: Memo[list[SourceFact]] = Memo(FACTS_MEMO)
 
 
 def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompose | None,
@@ -127,22 +123,15 @@ def _facts_of(query: str, sources: Sequence[tuple[str, str]], decompose: Decompo
         kept = query_sources([Reference(sid, text) for sid, text in sources], query, source_chars)
         return extract_facts(query, [(r.id, r.text) for r in kept], decompose, facts, bm25)
 
-    digest = hashlib.sha256(json.dumps([query, [list(s) for s in sources]]).encode()).digest()
-    key = (digest, decompose, facts, bm25, source_chars)   # a digest: the texts are not held
+    key = (digest(query, [list(s) for s in sources]), decompose, facts, bm25, source_chars)
     try:
         hash(key)
     except TypeError:   # a decomposer that cannot be a key: built each time
         return build()
-    with _FACTS_LOCK:
-        found = _FACTS.get(key)
-        if found is not None:
-            _FACTS.move_to_end(key)
-            return found
-    found = build()
-    with _FACTS_LOCK:
-        _FACTS[key] = found
-        while len(_FACTS) > FACTS_MEMO:
-            _FACTS.popitem(last=False)
+    found = _FACTS.get(key)
+    if found is None:
+        found = build()
+        _FACTS.put(key, found)
     return found
 
 

@@ -9,11 +9,10 @@ takes them from memory instead of splitting, parsing and decomposing the text ag
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Sequence
+
+from offline_eval.memo import Memo, digest
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -23,8 +22,7 @@ if TYPE_CHECKING:
 #: references whose facts are remembered, per process (a RAG batch of 32 rows reads a few
 #: hundred; a key is a digest, so a long reference is not held twice)
 MEMO = 4096
-_MEMO: "OrderedDict[tuple[str, bytes], tuple[str, ...]]" = OrderedDict()
-_MEMO_LOCK = threading.Lock()
+_MEMO: Memo[tuple[str, ...]] = Memo(MEMO)
 
 
 class ReferenceFacts:
@@ -58,23 +56,16 @@ class ReferenceFacts:
             self._memo_key = None
         if self._memo_key is None:
             return self._decompose(jobs)
-        keys = [(self._memo_key, hashlib.sha256(json.dumps([q, t]).encode()).digest())
-                for q, t in jobs]
-        with _MEMO_LOCK:
-            found = [_MEMO.get(k) for k in keys]
-            for k, f in zip(keys, found):
-                if f is not None:
-                    _MEMO.move_to_end(k)
+        keys = [(self._memo_key, digest(q, t)) for q, t in jobs]
+        found = [_MEMO.get(k) for k in keys]
         todo: dict[tuple[str, bytes], int] = {}   # each text once, by its first job
         for i, f in enumerate(found):
             if f is None:
                 todo.setdefault(keys[i], i)
         fresh = dict(zip(todo, map(tuple, self._decompose([jobs[i] for i in todo.values()])
                                    if todo else [])))
-        with _MEMO_LOCK:
-            _MEMO.update(fresh)
-            while len(_MEMO) > MEMO:
-                _MEMO.popitem(last=False)
+        for k, facts in fresh.items():
+            _MEMO.put(k, facts)
         found = [f if f is not None else fresh[k] for f, k in zip(found, keys)]
         return [list(f) for f in found]  # type: ignore[arg-type]
 

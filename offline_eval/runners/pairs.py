@@ -5,15 +5,13 @@ implement ``_logits``; tokenization, batching and label reordering live here onc
 """
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.memo import Memo, digest
 from offline_eval.runners.base import batches_by_length, pad_like
 from offline_eval.runners.labels import nli_columns
 
@@ -56,8 +54,7 @@ class PairClassifier:
         limit = getattr(tokenizer, "model_max_length", 512) or 512
         self.max_length = int(min(max_length or 512, limit if limit < 100_000 else 512))
         self.truncated = 0  # pairs whose premise had to be cut (should stay 0)
-        self._memo: OrderedDict[bytes, np.ndarray] = OrderedDict()
-        self._memo_lock = threading.Lock()
+        self._memo: Memo[np.ndarray] = Memo(PAIR_MEMO)
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Number of tokens of each text without special tokens."""
@@ -89,22 +86,14 @@ class PairClassifier:
         first: dict[tuple[str, str], int] = {}
         row = [first.setdefault(pr, len(first)) for pr in pairs]
         distinct = list(first)
-        keys = ([hashlib.sha256(f"{p}\x00{h}".encode()).digest() for p, h in distinct]
-                if self.batch_size == 1 else None)
-        found: list[np.ndarray | None] = [None] * len(distinct)
-        if keys is not None:
-            with self._memo_lock:
-                found = [self._memo.get(k) for k in keys]
+        keys = [digest(p, h) for p, h in distinct] if self.batch_size == 1 else None
+        found = [self._memo.get(k) for k in keys] if keys is not None else [None] * len(distinct)
         todo = [i for i, f in enumerate(found) if f is None]
         fresh = self._run([distinct[i] for i in todo]) if todo else np.zeros((0, len(self.labels)))
         for i, probs in zip(todo, fresh):
             found[i] = probs
-        if keys is not None:
-            with self._memo_lock:
-                for i in todo:
-                    self._memo[keys[i]] = found[i]   # type: ignore[assignment]
-                while len(self._memo) > PAIR_MEMO:
-                    self._memo.popitem(last=False)
+            if keys is not None:
+                self._memo.put(keys[i], probs)
         out[:] = np.stack([found[i] for i in row])   # type: ignore[misc]
         return out
 

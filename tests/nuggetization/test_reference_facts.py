@@ -5,6 +5,7 @@ from offline_eval.coverage.api import load_decomposer
 from offline_eval.decomposition.base import SentenceClaims
 from offline_eval.decomposition.syntactic import SyntacticDecomposer
 from offline_eval.nuggetization import reference_facts
+from offline_eval.memo import Memo
 from offline_eval.nuggetization.reference_facts import ReferenceFacts
 
 Q = "When was the Eiffel Tower finished?"
@@ -13,7 +14,7 @@ TEXTS = ["Gustave Eiffel designed the Eiffel Tower. It was finished in 1889.",
 
 
 def test_comprehensiveness_reads_the_facts_the_nuggets_stage_decomposed(monkeypatch):
-    monkeypatch.setattr(reference_facts, "_MEMO", type(reference_facts._MEMO)())
+    monkeypatch.setattr(reference_facts, "_MEMO", Memo(reference_facts.MEMO))
     calls = []
     real = SyntacticDecomposer.decompose_batch
 
@@ -34,7 +35,7 @@ def test_comprehensiveness_reads_the_facts_the_nuggets_stage_decomposed(monkeypa
 
 
 def test_a_decomposer_instance_or_one_that_depends_on_its_batch_is_not_remembered(monkeypatch):
-    monkeypatch.setattr(reference_facts, "_MEMO", type(reference_facts._MEMO)())
+    monkeypatch.setattr(reference_facts, "_MEMO", Memo(reference_facts.MEMO))
 
     class Counting:
         name, batch_invariant, calls = "counting", True, 0
