@@ -4,7 +4,11 @@ references with the nearest compatible mention, or with the query's topic.
 The resolver reads the response's sentences in order and keeps a small memory of
 mentions (named entities and clause subjects). Rules, not a coreference model:
 
-- he/she/him/her/his → the nearest PERSON; possessives become "Name's";
+- he/she/him/her/his → the nearest PERSON of that gender or of none known; possessives
+  become "Name's". A person's gender is known from a pronoun already resolved to them, a
+  title or role noun before the name ("Queen Victoria", "his sister Caroline Herschel"), an
+  apposition ("Caroline, his sister") or "X was a queen"; with none compatible, the pronoun
+  stays (a claim about the wrong person is worse than an unresolved one);
 - it/its → the nearest singular non-person subject or entity (not expletive "it");
 - they/them/their → the nearest plural subject or group entity;
 - "this/these/the" + a noun already seen with more detail → that fuller phrase;
@@ -36,6 +40,26 @@ CATEGORY = {
              "olympics cup season ceremony conference summit".split(),
 }
 _CAT_LABEL = {noun: label for label, nouns in CATEGORY.items() for noun in nouns}
+#: words that say a person's gender: their pronouns, titles, and nouns of a person
+GENDER_WORDS = {
+    "f": frozenset("she her hers queen princess lady mrs ms madame dame duchess empress countess "
+                   "baroness woman girl actress mother daughter sister wife aunt niece grandmother "
+                   "granddaughter widow nun heroine businesswoman chairwoman congresswoman "
+                   "stepmother stepdaughter".split()),
+    "m": frozenset("he him his king prince lord mr sir duke emperor tsar pope man boy father son "
+                   "brother husband uncle nephew grandfather grandson widower monk businessman "
+                   "chairman congressman stepfather stepson".split()),
+}
+
+
+def gender_of(word: str) -> str | None:
+    """``"f"``, ``"m"`` or None: the gender a word gives the person it names or refers to.
+
+    >>> gender_of("Queen"), gender_of("his"), gender_of("physicist")
+    ('f', 'm', None)
+    """
+    w = word.lower().rstrip(".")
+    return next((g for g, words in GENDER_WORDS.items() if w in words), None)
 
 
 @dataclass(frozen=True)
@@ -45,15 +69,22 @@ class Mention:
     plural: bool
     head: str
     subject: bool = False
+    gender: str | None = None  # "f", "m" or None (unknown)
 
 
 @dataclass
 class Memory:
-    """Mentions seen so far, most recent last; ``topic`` comes from the query."""
+    """Mentions seen so far, most recent last; ``topic`` comes from the query; ``genders``:
+    what the response said of each person's gender, by mention text."""
 
     mentions: list[Mention] = field(default_factory=list)
     topic: Mention | None = None
     acronyms: dict[str, str] = field(default_factory=dict)
+    genders: dict[str, str] = field(default_factory=dict)
+
+    def gender(self, m: Mention) -> str | None:
+        """The gender known for ``m``: its own, else what the response said of its text."""
+        return m.gender or self.genders.get(m.text)
 
     def find(self, pred: Any, window: int = 8, upto: int | None = None,
              subjects_only: bool = False) -> str | None:
@@ -159,7 +190,10 @@ def resolve_sentence(doc: Any, mem: Memory) -> dict[int, str]:
             repl[tok.i] = mem.acronyms[tok.text]
             continue
         elif tok.tag_ in ("PRP", "PRP$") and low in PERSON_PRON:
-            ante, label = mem.find(lambda m: m.label == "PERSON"), "PERSON"
+            said = gender_of(low)
+            ante, label = mem.find(lambda m: m.label == "PERSON" and mem.gender(m) in (None, said)), "PERSON"
+            if ante and said:
+                mem.genders.setdefault(ante, said)
         elif tok.tag_ in ("PRP", "PRP$") and low in IT_PRON and not _expletive(tok):
             ante = mem.find(lambda m: not m.plural and m.label not in ("PERSON",))
         elif tok.tag_ in ("PRP", "PRP$") and low in THEY_PRON:
@@ -175,9 +209,13 @@ def resolve_sentence(doc: Any, mem: Memory) -> dict[int, str]:
             repl[tok.i] = (ante + ("'" if ante.endswith("s") else "'s")) if possessive else ante
             if tok.dep_ in ("nsubj", "nsubjpass") or tok.pos_ == "PROPN":
                 mem.mentions.append(Mention(ante, label, low in THEY_PRON, ante.split()[-1].lower(),
-                                            tok.dep_ in ("nsubj", "nsubjpass")))
+                                            tok.dep_ in ("nsubj", "nsubjpass"),
+                                            mem.genders.get(ante)))
                 continue
-        mem.mentions.extend(_mentions_at(tok, ents.get(tok.i, ())))
+        for m in _mentions_at(tok, ents.get(tok.i, ())):
+            mem.mentions.append(m)
+            if m.gender:
+                mem.genders.setdefault(m.text, m.gender)
     del mem.mentions[:-60]
     return repl
 
@@ -219,7 +257,8 @@ def _mentions_at(tok: Any, ents: Sequence[Any]) -> list[Mention]:
                 text = "the " + text
             out.append(Mention(text, cat[1] if cat and cat[1] != "NP" else ent.label_,
                                root.tag_ in ("NNS", "NNPS"), root.lemma_.lower(),
-                               root.dep_ in ("nsubj", "nsubjpass")))
+                               root.dep_ in ("nsubj", "nsubjpass"),
+                               _ent_gender(ent) if ent.label_ == "PERSON" else None))
             if cat:
                 out.append(Mention(text, cat[1], False, cat[0], True))
     if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ in ("NOUN", "PROPN") and not tok.ent_type_:
@@ -233,6 +272,24 @@ def _mentions_at(tok: Any, ents: Sequence[Any]) -> list[Mention]:
             if cat:
                 out.append(Mention(text, cat[1], tok.tag_ in ("NNS", "NNPS"), cat[0], True))
     return out
+
+
+def _ent_gender(ent: Any) -> str | None:
+    """The gender a person's name comes with: a title or role noun just before it or at its
+    start ("Queen Victoria", "his sister Caroline Herschel"), the noun it is in apposition
+    with ("Caroline Herschel, his sister"), or "X was a queen"."""
+    doc, root = ent.doc, ent.root
+    words = [doc[ent.start - 1]] if ent.start > 0 else []
+    words.append(doc[ent.start])
+    if root.dep_ == "appos":
+        words.append(root.head)
+    words += [c for c in root.children if c.dep_ == "appos"]
+    cat = _attr_category(root)
+    found = {gender_of(w.lemma_ if w.pos_ == "NOUN" else w.text) for w in words}
+    if cat:
+        found.add(gender_of(cat[0]))
+    found.discard(None)
+    return found.pop() if len(found) == 1 else None
 
 
 def _attr_category(subj: Any) -> tuple[str, str] | None:
@@ -250,7 +307,8 @@ def topic_from_query(doc: Any) -> Mention | None:
     """The query's topic: its first named entity, else its first noun chunk."""
     for ent in doc.ents:
         if ent.label_ in ("PERSON",) + _THING_LABELS:
-            return Mention(ent.text, ent.label_, False, ent.root.lemma_.lower())
+            return Mention(ent.text, ent.label_, False, ent.root.lemma_.lower(),
+                           gender=_ent_gender(ent) if ent.label_ == "PERSON" else None)
     for chunk in getattr(doc, "noun_chunks", ()):
         if chunk.root.tag_ not in ("WP", "WDT", "PRP") and chunk.root.pos_ != "PRON":
             text = " ".join(t.text for t in chunk if t.tag_ not in ("WDT", "WP", "WP$"))
