@@ -92,8 +92,8 @@ class PairClassifier:
         fresh = self._run([distinct[i] for i in todo]) if todo else np.zeros((0, len(self.labels)))
         for i, probs in zip(todo, fresh):
             found[i] = probs
-            if keys is not None:
-                self._memo.put(keys[i], probs)
+            if keys is not None:   # a copy: a view would keep the call's whole array alive
+                self._memo.put(keys[i], probs.copy())
         out[:] = np.stack([found[i] for i in row])   # type: ignore[misc]
         return out
 
