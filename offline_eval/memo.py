@@ -2,9 +2,10 @@
 
 Several parts remember work that recurs within a run: the facts of a reference (the nuggets
 and comprehensiveness stages read the same references), the facts of one query's sources
-(several systems' answers to one query), an NLI pair (asked by more than one stage). Each keys
-its memory on a digest, so a long text is not held a second time, and keeps the most recently
-used entries up to a count.
+(several systems' answers to one query), an NLI pair (asked by more than one stage), a text's
+sentence vector (the nuggets stage and the ranker embed the same facts). Each keeps the most
+recently used entries up to a count; keys of long texts are digests, so a text is not held a
+second time.
 
 >>> m = Memo(2)
 >>> m.put(digest("a"), 1); m.put(digest("b"), 2); m.get(digest("a"))
@@ -51,6 +52,11 @@ class Memo(Generic[V]):
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._items.clear()
 
     def __len__(self) -> int:
         return len(self._items)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
 from offline_eval.errors import ModelError
+from offline_eval.memo import Memo
 from offline_eval.runners.base import batches_by_length, check_backend, load_tokenizer, pad_like
 
 #: Store name of the exported embedding model (``<data home>/models/<name>``).
@@ -138,7 +139,7 @@ class EmbeddingJob:
                     self._cache.put(self._keys[i], self.vectors[i].copy())
 
 
-class VectorCache:
+class VectorCache(Memo[np.ndarray]):
     """The last :attr:`SIZE` texts' vectors (least recently used dropped first; 15 MB at
     384 float32 dimensions); safe to share between threads.
 
@@ -149,31 +150,10 @@ class VectorCache:
     SIZE = 10_000   # 0 turns it off
 
     def __init__(self) -> None:
-        import threading
-        from collections import OrderedDict
-        self._d: "OrderedDict[str, np.ndarray]" = OrderedDict()
-        self._lock = threading.Lock()
+        super().__init__(max(self.SIZE, 0))
 
-    def get(self, key: str) -> np.ndarray | None:
-        if self.SIZE <= 0:   # off
-            return None
-        with self._lock:
-            v = self._d.get(key)
-            if v is not None:
-                self._d.move_to_end(key)
-            return v
-
-    def put(self, key: str, vector: np.ndarray) -> None:
-        with self._lock:
-            self._d[key] = vector
-            self._d.move_to_end(key)
-            while len(self._d) > self.SIZE:
-                self._d.popitem(last=False)
-
-    def clear(self) -> None:
-        """Forget every vector (a benchmark that times each configuration from cold)."""
-        with self._lock:
-            self._d.clear()
+    def get(self, key: Hashable) -> np.ndarray | None:
+        return super().get(key) if self.SIZE > 0 else None
 
 
 class TextEmbedder:
