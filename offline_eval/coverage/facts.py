@@ -203,12 +203,11 @@ def extract_facts(query: str, sources: Sequence[tuple[str, str]],
     pool: list[tuple[str, str, str]] = []  # source id, fact, importance
     whole = getattr(decompose, "sources", None)   # each source decomposed as one document
     if whole is not None:
-        units = [(sid, "") for sid, _ in sources]
-        split = whole(query, [text for _, text in sources])
+        found_in = list(zip([sid for sid, _ in sources], whole(query, [t for _, t in sources])))
     else:
-        units = [(sid, sent) for sid, text in sources for sent in sentences(text)]
-        split = ([decompose(query, s) for _, s in units] if decompose else [[s] for _, s in units])
-    for (sid, _), found in zip(units, split):
+        found_in = [(sid, decompose(query, s) if decompose else [s])
+                    for sid, text in sources for s in sentences(text)]
+    for sid, found in found_in:
         for fact in found:
             imp = _importance(query, fact)
             if imp is not None:

@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from offline_eval.index.stopwords import STOPWORDS
+from offline_eval.memo import Memo
 
 _TOKEN = re.compile(r"\w+(?:['’](?!s\b)\w+|\.\w+)*\.?|[^\w\s]", re.UNICODE)
 _CONNECT = frozenset("of de da di del della du von van der den la le al bin ibn y and the "
@@ -151,7 +152,7 @@ class Linker:
         self._names = {d: tuple(sorted(a, key=lambda x: (-len(x), x))) for d, a in names.items()}
         # the subjects of corpus sentences: the same passages recur across the claims of a
         # response, and the guard asks it of every sentence that may name a linked document
-        self._sentence_subjects: dict[str, Link] = {}
+        self._sentence_subjects: Memo[Link] = Memo(SENTENCE_SUBJECTS)
 
     @classmethod
     def from_documents(cls, docs: Iterable[tuple[str, str, str]]) -> "Linker":
@@ -383,9 +384,8 @@ class Linker:
             return False
         found = self._sentence_subjects.get(text)
         if found is None:
-            if len(self._sentence_subjects) >= SENTENCE_SUBJECTS:
-                self._sentence_subjects.clear()
-            found = self._sentence_subjects[text] = self.subject(text)
+            found = self.subject(text)
+            self._sentence_subjects.put(text, found)
         return found.positional and (found.doc_id == doc_id or doc_id in found.candidates)
 
 
