@@ -11,7 +11,7 @@ Protocol:
   on a grid, maximising the mean balanced accuracy over the training sets) are fitted on
   every *other family* of sets (a family shares claims or responses: WiCE as lines and as
   one string; the Factcheck-GPT claims, their revised twins and stance pairs), then the set
-  is judged through the library's own path (``Verifier.finish``: the decision, then the
+  is judged through the library's own path (``Verifier.finish``: the decision, then the negation,
   number and name rules). No figure in the table is in-sample;
 * the same run scores the shipped (WiCE-fitted) combiner with its thresholds, and the NLI
   model alone (weakest clause's P(entailment), threshold fitted the same way), on the
@@ -130,7 +130,8 @@ def set_weights(ys: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def rule_flips(verifier: Any, rows: Sequence[vs.Row], scores: Sequence[Any]) -> np.ndarray:
-    """Which claims the number and name rules would turn from supported to contradicted
+    """Which claims the negation, number and name rules would turn from supported (or
+    unverifiable) to contradicted
     (the library's own rules, on the deciding passage the fold's combiner picks)."""
     force = dataclasses.replace(verifier.config, support=-1.0, contradict=2.0, entail_floor=0.0)
     v = type(verifier)(verifier.runner, force)
@@ -347,7 +348,7 @@ def report(sets, rows, chosen, t_score, t_all, cfg) -> str:
              "Balanced accuracy of `verdict == supported` against the label. Every set is scored once with "
              "the shipped model and window settings; for each set the combiner and thresholds are fitted on "
              "the *other families* of sets only (table rows and fit-only rows alike), then the set is judged "
-             "through `Verifier.finish` (decision, then number and name rules). `WiCE-fitted combiner` is the "
+             "through `Verifier.finish` (decision, then the negation, number and name rules). `WiCE-fitted combiner` is the "
              "combiner and thresholds that shipped before, fitted on WiCE dev (so its WiCE rows are in-sample), "
              "under the new decision order; `NLI alone` "
              "thresholds the weakest clause's P(entailment) (threshold fitted on the other families). "

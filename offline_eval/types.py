@@ -80,8 +80,9 @@ class Evidence:
 class Compared:
     """What a rule compared: the claim's value and the evidence's values of the same kind.
 
-    ``kind`` is ``number`` (a quantity off beyond tolerance) or ``name`` (another name in
-    the claim's slot)."""
+    ``kind`` is ``number`` (a quantity off beyond tolerance), ``name`` (another name in
+    the claim's slot) or ``negation`` (the claim, and the evidence sentence that states it
+    with its polarity flipped)."""
 
     kind: str
     claim: str

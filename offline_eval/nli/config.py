@@ -84,6 +84,11 @@ class VerifyConfig:
             ``contradicted`` instead; so is one where a passage titled with another name of
             the claim (the passage about its subject) names Y after the same two words
             (see :mod:`offline_eval.nli.substitution`).
+        check_negation: a supported or unverifiable claim that a sentence of a passage about
+            its subject states with its polarity flipped (a near twin of the claim, one of
+            the two with a single negation, the other with none; see
+            :mod:`offline_eval.nli.negation`) is ``contradicted`` instead (small NLI models
+            read such a pair by its shared words).
         align_names: the name rule also reads a word alignment of the claim with each
             passage sentence, so the frame may differ in articles and in words away from the
             slot ("was an American actress" against "was a British actress"); False keeps the
@@ -106,6 +111,7 @@ class VerifyConfig:
     coverage_windows: int = 5
     check_numbers: bool = True
     check_names: bool = True
+    check_negation: bool = True
     align_names: bool = True
     combiner: Combiner | None = None
 

@@ -19,9 +19,11 @@ Order (each step is named in :attr:`Verdict.rule`):
    ``entail_floor`` (the subject's own document first when it passes ``support``).
 3. Otherwise ``unverifiable`` (not enough evidence).
 
-Then, on a supported verdict only, the **number** and **name** rules (``numbers``,
-``names``), each comparing the claim with passages about its subject and reporting both
-values it compared. The reported probabilities are always those of the window that decided.
+Then, on a supported or unverifiable verdict, the **negation** rule (``negation``: a
+sentence about the claim's subject that states the claim with its polarity flipped makes it
+contradicted, see :mod:`offline_eval.nli.negation`), and on a supported verdict only, the
+**number** and **name** rules (``numbers``, ``names``), each comparing the claim with
+passages about its subject and reporting both values it compared. The reported probabilities are always those of the window that decided.
 """
 from __future__ import annotations
 
@@ -169,8 +171,9 @@ def decide(s: "ClaimScores", passages: Sequence[Evidence], cfg: "VerifyConfig",
 
 def apply_rules(claim: str, s: "ClaimScores", passages: Sequence[Evidence], verdict: Verdict,
                 cfg: "VerifyConfig") -> Verdict:
-    """The number and name rules on a supported verdict (see :class:`VerifyConfig`)."""
-    if verdict.label != "supported" or verdict.evidence is None:
+    """The negation rule on a supported or unverifiable verdict, then the number and name
+    rules on a supported one (see :class:`VerifyConfig`)."""
+    if verdict.label not in ("supported", "unverifiable") or verdict.evidence is None:
         return verdict
     if _linked(passages):  # the subject's own document: another's numbers are of other things
         about = [p for p in passages if p.found_by in LINKED]
@@ -178,12 +181,36 @@ def apply_rules(claim: str, s: "ClaimScores", passages: Sequence[Evidence], verd
     else:
         about = [passages[i] for i in (named(s.passage_features, passages) if s.passage_features
                                        else range(len(passages))) if i < len(passages)]
+    if cfg.check_negation:
+        v = _check_negation(claim, verdict, about)
+        if v is not verdict or verdict.label != "supported":
+            return v
+    elif verdict.label != "supported":
+        return verdict
     if cfg.check_numbers:
         v = _check_numbers(claim, verdict, about)
         if v is not verdict:
             return v
     if cfg.check_names:
         return _check_names(claim, verdict, passages, cfg.align_names)
+    return verdict
+
+
+def _check_negation(claim: str, verdict: Verdict, about: Sequence[Evidence]) -> Verdict:
+    """A sentence of the deciding window or of a passage about the claim's subject that
+    states the claim with its polarity flipped (:mod:`offline_eval.nli.negation`):
+    contradicted, citing that passage and quoting the sentence."""
+    from offline_eval.nli.negation import negated_twin
+    from offline_eval.text import split_sentences
+
+    assert verdict.evidence is not None
+    for ev in [verdict.evidence] + [e for e in about if e.text != verdict.evidence.text]:
+        twin = negated_twin(claim, (x for t in segments_about(claim, ev, about)
+                                    for x in split_sentences(t)))
+        if twin is not None:
+            return Verdict("contradicted", dict(verdict.probs), ev, rule="negation",
+                           reason=f"the evidence states the claim with its polarity flipped: {twin!r}",
+                           compared=Compared("negation", claim, (twin,)))
     return verdict
 
 

@@ -17,7 +17,7 @@ Regex-based and deterministic (no spaCy), like :mod:`offline_eval.text`.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 from offline_eval.text import STOPWORDS
 
@@ -194,6 +194,14 @@ def _agent(ct: list[str], pt: list[str],
     True
     >>> _agent(w("It was directed by Stanton."), w("It was directed by Andrew Stanton.")) is None
     True
+
+    A year on both sides that differs means another event ("appointed by Donald Trump in
+    2018" against "a position he was appointed to in 2006 by President George W. Bush"):
+    that phrase does not count.
+
+    >>> _agent(w("He was appointed by President Donald Trump in 2018."),
+    ...        w("He was appointed to in 2006 by President George W. Bush.")) is None
+    True
     """
     starts = dict(_names(ct))
     for i in range(1, len(ct) - 1):
@@ -203,6 +211,7 @@ def _agent(ct: list[str], pt: list[str],
         if not about(i + 1, starts[i + 1]):
             continue
         said: list[str] = []
+        years = _years(ct)
         for j, t in enumerate(pt):
             if t.lower() != verb:
                 continue
@@ -210,7 +219,11 @@ def _agent(ct: list[str], pt: list[str],
                 if pt[k] in _END or pt[k] in (",", ";") or (k > j + 1 and _participle(pt[k])):
                     break
                 if pt[k].lower() == "by":
-                    said += _agents(pt, k + 1)
+                    agents = _agents(pt, k + 1)
+                    after = k + 1 + sum(len(a.split()) for a in agents) + len(agents)
+                    theirs = _years(pt[j + 1:k] + pt[after:after + 3])
+                    if not (years and theirs and not years & theirs):  # else another event
+                        said += agents
                     break
         if not said:
             continue
@@ -220,6 +233,12 @@ def _agent(ct: list[str], pt: list[str],
         if all(_spelt_apart(name, a) for a in said):
             return Substitution(name, said[0])
     return None
+
+
+def _years(toks: Sequence[str]) -> set[str]:
+    """The years (four digits, 1000-2099) among ``toks``."""
+    found = (t.rstrip(".,") for t in toks)
+    return {t for t in found if len(t) == 4 and t.isdigit() and t[0] in "12" and t < "2100"}
 
 
 def _is_name_part(tok: str) -> bool:

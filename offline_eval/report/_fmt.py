@@ -28,6 +28,8 @@ IMPORTANCES: tuple[str, ...] = ("vital", "okay", "less-important")
 # NLI verdict in the audit's words), worst first; answers use the same words and colours.
 STATUSES: tuple[str, ...] = ("incorrect", "partially_correct", "inconclusive", "unverifiable",
                              "correct")
+#: the verifier's rules that overrule the model (a claim's ``verdict_rule``), as the report names them
+RULES = {"numbers": "number", "names": "name", "negation": "negation"}
 _FROM_NLI = {"supported": "correct", "contradicted": "incorrect", "unsupported": "incorrect",
              "inconclusive": "inconclusive", "unverifiable": "unverifiable"}
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, claim_verdict,
-                                      css_token, esc, fmt_num, label, nli_status)
+                                      RULES, css_token, esc, fmt_num, label, nli_status)
 
 
 def normalize_claim(claim: Any, audits: Mapping[Any, Any] | None = None) -> dict[str, Any]:
@@ -210,8 +210,8 @@ def override_note(claim: Mapping[str, Any]) -> str:
     """
     rule = claim.get("verdict_rule")
     notes = []
-    if rule in ("numbers", "names"):
-        notes.append(f"the {'number' if rule == 'numbers' else 'name'} rule overrules the "
+    if rule in RULES:
+        notes.append(f"the {RULES[rule]} rule overrules the "
                      f"model: {claim.get('verdict_reason') or 'values differ'}")
     audit = as_dict(claim.get("audit"))
     if audit and claim_status(claim) != nli_status(claim):
@@ -239,7 +239,7 @@ def claim_item(claim: Mapping[str, Any], k: int, anchor: str,
     late = " not-timely" if as_dict(claim.get("audit")).get("timeliness") == "not_timely" else ""
     reason = (f'<p class="vreason">{esc(claim.get("verdict_reason"))}</p>'
               if claim.get("verdict_reason") and claim.get("verdict_rule") not in
-              ("numbers", "names") else "")
+              RULES else "")
     return (f'<li class="claim s-{css_token(status)}{late}" id="{anchor}-c{k}" '
             f'data-status="{css_token(status)}">'
             f'<div class="claim-head"><span class="cnum">{k + 1}</span>'

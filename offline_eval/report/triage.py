@@ -23,8 +23,8 @@ from typing import Any, Mapping, Sequence
 from offline_eval.audit.tally import (RESPONSE_VERDICTS, WORST_LISTED, ranked_worst,
                                       response_verdict, severity, severity_key, verdict_counts)
 from offline_eval.measures.report import METRIC_MEANINGS
-from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, css_token, esc,
-                                      fmt_ci, fmt_num, json_safe, label, nli_status)
+from offline_eval.report._fmt import (RULES, as_dict, as_float, as_list, claim_status, css_token,
+                                      esc, fmt_ci, fmt_num, json_safe, label, nli_status)
 from offline_eval.report.plots import row_group
 
 # The metrics the first screen shows, the first four that the run defines.
@@ -140,7 +140,7 @@ def view_records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def _overridden(c: Mapping[str, Any]) -> bool:
     """A rule, not the model alone, set the claim's verdict or its audit."""
-    return (c.get("verdict_rule") in ("numbers", "names")
+    return (c.get("verdict_rule") in RULES
             or (bool(as_dict(c.get("audit"))) and claim_status(c) != nli_status(c)))
 
 

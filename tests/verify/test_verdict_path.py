@@ -268,3 +268,54 @@ def test_a_citation_of_strings_and_objects_keeps_the_strings_document():
                    ["Ada Brook was born in Leeds in 1820 and she lived there.",
                     {"id": "a", "text": "Ada Brook designed the mill in 1851."}, {"id": "b", "text": "Unrelated."}])
     assert got.label == "supported" and set(got.evidence.doc_id.split("+")) == {"evidence", "a"}
+
+
+def test_a_negated_twin_contradicts_what_the_model_entails_and_says_so():
+    """A sentence about the claim's subject that states it with its polarity flipped makes
+    the claim contradicted (rule ``negation``), naming the sentence; both ways round."""
+    v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
+    claim = "Abacus computing is generally faster than DNA computing for deep learning."
+    twin = "Abacus computing is not faster than DNA computing for deep learning."
+    j = v.judge([(claim, [f"Some say otherwise. {twin} It is a tool."])])[0]
+    assert (j.verdict.label, j.verdict.rule) == ("contradicted", "negation")
+    assert j.verdict.compared.kind == "negation" and j.verdict.compared.evidence == (twin,)
+    assert twin in j.verdict.reason
+    denied = v.verify("The bridge was not finished in 1932.", ["The bridge was finished in 1932."])
+    assert (denied.label, denied.rule) == ("contradicted", "negation")
+    # the same polarity, a sentence with more to say, "not only", two negations: no twin
+    for evidence in ("The bridge was finished in 1932.",
+                     "The bridge was not finished in 1932 by the Leeds firm of Tom Hale.",
+                     "Not only was the bridge finished in 1932.",
+                     "The bridge was never not finished in 1932."):
+        assert v.verify("The bridge was finished in 1932.", [evidence]).rule != "negation", evidence
+    # off, the model decides
+    off = Verifier(EntailAll(), VerifyConfig(split_claims=False, check_negation=False))
+    assert off.verify(claim, [twin]).label == "supported"
+
+
+def test_a_negated_twin_turns_an_unverifiable_claim_contradicted():
+    """The rule reads claims the model leaves unverifiable too: a denial is evidence."""
+    class Neutral(EntailAll):
+        def predict(self, pairs):
+            return np.array([[0.1, 0.8, 0.1]] * len(pairs))
+
+    v = Verifier(Neutral(), VerifyConfig(split_claims=False))
+    assert v.verify("The bridge was finished in 1932.", ["The bridge is tall."]).label == "unverifiable"
+    got = v.verify("The bridge was finished in 1932.", ["The bridge wasn't finished in 1932."])
+    assert (got.label, got.rule) == ("contradicted", "negation")
+
+
+def test_rules_leave_another_event_and_a_name_alone():
+    """The agent frame skips a "by" phrase of another year (another event), and an ordinal
+    word inside a name is no quantity; a real swap in the same frame still fires."""
+    v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
+    ev = ("In 2018 Ada Brook was named to the court by Governor Tom Hale. Before that Ada Brook "
+          "sat on the county bench, a post she was appointed to in 2006 by Governor Ann Cole.")
+    assert v.verify("Ada Brook was appointed by Governor Tom Hale in 2018.", [ev]).label == "supported"
+    swap = v.verify("Ada Brook was appointed by Governor Tom Hale in 2006.", [ev])
+    assert (swap.label, swap.rule) == ("contradicted", "names")
+    atlas = v.verify("The Leeds Atlas (Ninth Edition) is used in schools.",
+                     ["The 10th edition of the Leeds Atlas comes out next year; it is used in schools."])
+    assert atlas.label == "supported"
+    assert v.verify("The ninth edition of the Leeds Atlas is used in schools.",
+                    ["The 10th edition of the Leeds Atlas is used in schools."]).rule == "numbers"
