@@ -101,32 +101,17 @@ def _mask_named_numbers(text: str) -> str:
     return _NAMED_NUMBER.sub(mask, text)
 
 
-def _in_name(text: str, start: int, end: int) -> bool:
-    """Whether the capitalised word ``text[start:end]`` is part of a name: not the first
-    word of its sentence, and followed by a capitalised word."""
-    before = text[:start].rstrip(" \t\"'(")
-    return (text[start].isupper() and bool(before) and before[-1] not in ".!?:\n"
-            and bool(re.match(r"[ \t]+[A-Z][a-z]", text[end:end + 4])))
-
-
 def _number_words_to_digits(text: str) -> tuple[str, frozenset[int]]:
     """``text`` with number words and ordinal words written in digits, and the offsets (in
     the new text) where a count written in words now starts.
 
-    A capitalised word inside a name (after the sentence's first word, before another
-    capitalised word) is left as it is: "the Ninth Revision", "the Three Gorges Dam".
-
     >>> _number_words_to_digits("Twenty-one of the six states; the third and first tries")
     ('21 of the 6 states; the 3rd and first tries', frozenset({0, 10}))
-    >>> _number_words_to_digits("ICD (International Classification of Diseases, Ninth Revision)")[0]
-    'ICD (International Classification of Diseases, Ninth Revision)'
     """
     out: list[str] = []
     starts: set[int] = set()
     pos = length = 0
     for m in _WORD_OR_ORDINAL.finditer(text):
-        if _in_name(text, m.start(), m.end()):
-            continue
         out.append(text[pos:m.start()])
         length += m.start() - pos
         if m.group(1):

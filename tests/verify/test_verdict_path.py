@@ -305,17 +305,12 @@ def test_a_negated_twin_turns_an_unverifiable_claim_contradicted():
     assert (got.label, got.rule) == ("contradicted", "negation")
 
 
-def test_rules_leave_another_event_and_a_name_alone():
-    """The agent frame skips a "by" phrase of another year (another event), and an ordinal
-    word inside a name is no quantity; a real swap in the same frame still fires."""
+def test_the_agent_frame_leaves_another_event_alone():
+    """The agent frame skips a "by" phrase of another year (another event); a real swap in
+    the same frame still fires."""
     v = Verifier(EntailAll(), VerifyConfig(split_claims=False))
     ev = ("In 2018 Ada Brook was named to the court by Governor Tom Hale. Before that Ada Brook "
           "sat on the county bench, a post she was appointed to in 2006 by Governor Ann Cole.")
     assert v.verify("Ada Brook was appointed by Governor Tom Hale in 2018.", [ev]).label == "supported"
     swap = v.verify("Ada Brook was appointed by Governor Tom Hale in 2006.", [ev])
     assert (swap.label, swap.rule) == ("contradicted", "names")
-    atlas = v.verify("The Leeds Atlas (Ninth Edition) is used in schools.",
-                     ["The 10th edition of the Leeds Atlas comes out next year; it is used in schools."])
-    assert atlas.label == "supported"
-    assert v.verify("The ninth edition of the Leeds Atlas is used in schools.",
-                    ["The 10th edition of the Leeds Atlas is used in schools."]).rule == "numbers"
