@@ -227,12 +227,27 @@ def _agent(ct: list[str], pt: list[str],
                     break
         if not said:
             continue
-        words = {w.lower() for w in name.split() if _is_cap(w)}
-        if any(words <= {w.lower() for w in a.split()} for a in said):
-            continue  # the claim's agent is among the passage's
+        if all(any(_one_person(x, a) for a in said) for x in re.split(r",\s*|\s+and\s+", name) if x):
+            continue  # the claim's agents are among the passage's
         if all(_spelt_apart(name, a) for a in said):
             return Substitution(name, said[0])
     return None
+
+
+def _one_person(a: str, b: str) -> bool:
+    """Whether two names can name one person: the capitalised words of the shorter stand,
+    in order, among the longer's, an initial for any word it begins ("Stanton" / "Andrew
+    Stanton", "John F. Kennedy" / "John Fitzgerald Kennedy"; not "John Herschel" / "William
+    Herschel").
+
+    >>> _one_person("John F. Kennedy", "John Fitzgerald Kennedy"), _one_person("John Herschel", "William Herschel")
+    (True, False)
+    """
+    def words(n: str) -> list[str]:
+        return [w.rstrip(".").lower() for w in n.split() if _is_cap(w)]
+    short, long_ = sorted((words(a), words(b)), key=len)
+    rest = iter(long_)
+    return all(any(v == w or (len(w) == 1 and v.startswith(w)) for v in rest) for w in short)
 
 
 def _years(toks: Sequence[str]) -> set[str]:
@@ -292,10 +307,15 @@ def _aligned(ct: list[str], pt: list[str]) -> Substitution | None:
             if not any(_content(w) for w in near):
                 continue
             cside, pside = [ct[ci[k]] for k in range(i1, i2)], [pt[pj[k]] for k in range(j1, j2)]
+            whole = None  # or two names that differ at one end only, the slot being that end
             if not (_whole_name(ct, ci[i1], ci[i2 - 1]) and _whole_name(pt, pj[j1], pj[j2 - 1])):
-                continue
+                whole = _one_end_apart(ct, ci[i1], ci[i2 - 1], pt, pj[j1], pj[j2 - 1])
+                if whole is None:
+                    continue
             if {w.lower() for w in cside} & {w.lower() for w in pside}:
                 continue
+            if whole is not None:
+                cside, pside = whole
             if not _spelt_apart(" ".join(cside), " ".join(pside)):
                 continue
             if any(_is_cap(w) and w.lower() not in pl for w in cside):
@@ -305,6 +325,56 @@ def _aligned(ct: list[str], pt: list[str]) -> Substitution | None:
         if not any(name <= words for words in alike):
             return sub
     return None
+
+
+#: words that name a role, not a person or place: "President Trump" and "Donald Trump" are one man
+_TITLES = frozenset("""president king queen prince princess emperor empress pope saint st sir lord
+lady dame dr mr mrs ms general senator governor chancellor premier minister archbishop bishop
+cardinal duke duchess count countess earl baron baroness tsar czar sultan shah emir chief
+captain colonel admiral judge justice professor prof reverend rev father brother sister mother
+uncle aunt""".split())
+
+
+def _name_span(toks: list[str], s: int, e: int) -> tuple[int, int]:
+    """The name (capitalised words and inner connectives) that holds ``toks[s..e]``."""
+    while s > 0 and _is_cap(toks[s - 1]):
+        s -= 1
+    while e + 1 < len(toks) and _is_cap(toks[e + 1]):
+        e += 1
+    return s, e
+
+
+def _one_end_apart(ct: list[str], cs: int, ce: int, pt: list[str], ps: int, pe: int
+                   ) -> tuple[list[str], list[str]] | None:
+    """Two names of as many words that share every word but their first or their last, the
+    aligned slot ``ct[cs..ce]`` / ``pt[ps..pe]`` being that end: "Lake Victoria" / "Lake
+    Tana", "John Herschel" / "William Herschel", "North Korea" / "South Korea". Returns the
+    whole names, or None: when the names differ elsewhere or in the middle ("John F. Kennedy"
+    / "John Fitzgerald Kennedy"), either end is a title or role ("President Trump" /
+    "Donald Trump"), an initial or part of an identifier ("SM U-30"), or the two ends begin
+    with the same letter (a short form or a nickname: "Al" / "Aelred").
+
+    >>> w = lambda t: _WORD.findall(t)
+    >>> _one_end_apart(w("sister of John Herschel ."), 2, 2, w("sister of William Herschel ."), 2, 2)
+    (['John', 'Herschel'], ['William', 'Herschel'])
+    >>> _one_end_apart(w("by President Trump ."), 1, 1, w("by Donald Trump ."), 1, 1) is None
+    True
+    """
+    (a, b), (x, y) = _name_span(ct, cs, ce), _name_span(pt, ps, pe)
+    cname, pname = ct[a:b + 1], pt[x:y + 1]
+    if len(cname) != len(pname) or len(cname) < 2 or (cs - a, ce - a) != (ps - x, pe - x):
+        return None
+    if not (cs == a or ce == b) or not all(_whole_name(t, i, j) for t, i, j in ((ct, a, b), (pt, x, y))):
+        return None  # the slot is the first or the last words, never the middle
+    inside = set(range(cs - a, ce - a + 1))
+    if any((c.lower() == q.lower()) == (k in inside) for k, (c, q) in enumerate(zip(cname, pname))):
+        return None  # every word outside the slot shared, every word in it different
+    ends = [cname[k] for k in inside] + [pname[k] for k in inside]
+    if any(len(t) < 2 or t.lower().rstrip(".") in _TITLES or not t.replace("'", "").isalpha() for t in ends):
+        return None  # a title, an initial, or part of an identifier ("SM U-30")
+    if cname[cs - a][0].lower() == pname[ps - x][0].lower():
+        return None  # a short form or a nickname may keep the first letter ("Al" / "Aelred")
+    return cname, pname
 
 
 def _spelt_apart(a: str, b: str) -> bool:

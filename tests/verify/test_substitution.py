@@ -108,3 +108,33 @@ def test_a_titled_passage_about_another_subject_is_not_read():
 def test_the_agent_of_a_by_phrase(claim, passage, swap):
     sub = find_substitution(claim, passage)
     assert (tuple(sub) if sub else None) == swap
+
+
+@pytest.mark.parametrize("claim, passage, swap", [
+    # two names of as many words that differ at one end only: another lake, another person
+    ("The river rises at Lake Brenna in Tarsia and flows north.",
+     "The river is a stream originating at Lake Olwen in Tarsia, flowing north.", ("Lake Brenna", "Lake Olwen")),
+    ("Ada Herne was the younger sister of the astronomer John Herne and worked with him.",
+     "Ada Herne was a poet. She was the younger sister of astronomer William Herne, with whom she worked.",
+     ("John Herne", "William Herne")),
+    # a title is no name of its own, a middle word or an initial is no swap
+    ("Ada Herne was the daughter of President Herne and lived in Tarsia.",
+     "Ada Herne was the daughter of Tomas Herne and lived in Tarsia.", None),
+    ("Ada Herne was the daughter of John Peter Herne and lived in Tarsia.",
+     "Ada Herne was the daughter of John Paul Herne and lived in Tarsia.", None),
+])
+def test_names_that_differ_at_one_end(claim, passage, swap):
+    got = find_substitution(claim, passage)
+    assert (tuple(got) if got else None) == swap
+
+
+def test_an_initial_names_the_same_agent():
+    """"John F. Kennedy" and "John Fitzgerald Kennedy" are one man; "John Herne" and
+    "William Herne" are two."""
+    passage = "The Tarsia treaty was signed in Paris by John Fitzgerald Kennedy."
+    for claim in ("The Tarsia treaty was signed by John F. Kennedy in Paris.",
+                  "The Tarsia treaty was signed by John F Kennedy in Paris."):
+        assert find_substitution(claim, passage) is None, claim
+    got = find_substitution("The Tarsia treaty was signed by John Herne.",
+                            "The Tarsia treaty was signed in Paris by William Herne.")
+    assert got == Substitution("John Herne", "William Herne")
