@@ -23,7 +23,8 @@ Then, on a supported or unverifiable verdict, the **negation** rule (``negation`
 sentence about the claim's subject that states the claim with its polarity flipped makes it
 contradicted, see :mod:`offline_eval.nli.negation`), and on a supported verdict only, the
 **number** and **name** rules (``numbers``, ``names``), each comparing the claim with
-passages about its subject and reporting both values it compared. The reported probabilities are always those of the window that decided.
+passages about its subject and reporting both values it compared. The reported
+probabilities are always those of the window that decided.
 """
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from offline_eval.report._fmt import (as_dict, as_float, as_list, claim_status, claim_verdict,
-                                      RULES, css_token, esc, fmt_num, label, nli_status)
+from offline_eval.report._fmt import (RULES, as_dict, as_float, as_list, claim_status,
+                                      claim_verdict, css_token, esc, fmt_num, label, nli_status)
 
 
 def normalize_claim(claim: Any, audits: Mapping[Any, Any] | None = None) -> dict[str, Any]:
@@ -234,8 +234,8 @@ def claim_item(claim: Mapping[str, Any], k: int, anchor: str,
              f"judgment {esc(str(claim.get('judgment')).lower())}"
              if claim.get("judgment") is not None else "",
              f"id {esc(claim.get('id'))}" if claim.get("id") is not None else ""]
-    values = [str(claim["compared"]["claim"])] if as_dict(claim.get("compared")).get("claim") \
-        else []
+    compared = as_dict(claim.get("compared"))  # a value to mark (the negation rule's is the claim)
+    values = [str(compared["claim"])] if compared.get("claim") and compared.get("kind") != "negation" else []
     late = " not-timely" if as_dict(claim.get("audit")).get("timeliness") == "not_timely" else ""
     reason = (f'<p class="vreason">{esc(claim.get("verdict_reason"))}</p>'
               if claim.get("verdict_reason") and claim.get("verdict_rule") not in

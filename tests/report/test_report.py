@@ -207,3 +207,21 @@ def test_comparison_bars_leave_out_a_group_with_no_values():
                                      "deflection": {"metrics": {"factscore_precision": {"mean": None}}}}})
     assert svg is not None and "normal" in svg and "wrong" in svg
     assert "deflection" not in svg
+
+
+def test_a_negation_rule_verdict_is_named_and_its_sentence_marked():
+    """The report says the negation rule overruled the model, marks the denying sentence in
+    the evidence, and does not mark the whole claim as a compared value."""
+    from offline_eval.report.claims import claim_item, evidence_list
+
+    twin = "The bridge was not finished in 1932."
+    claim = {"text": "The bridge was finished in 1932.", "verdict": "contradicted",
+             "verdict_rule": "negation",
+             "verdict_reason": f"the evidence states the claim with its polarity flipped: {twin!r}",
+             "compared": {"kind": "negation", "claim": "The bridge was finished in 1932.", "evidence": [twin]},
+             "decisive_evidence": {"passage_id": "p", "text": f"It is tall. {twin}"},
+             "evidence": [{"passage_id": "p", "text": f"It is tall. {twin}"}]}
+    item = claim_item(claim, 0, "r0")
+    assert "the negation rule overrules the model" in item
+    assert '<span class="ctext">The bridge was finished in 1932.</span>' in item  # not marked
+    assert f'<mark class="cmp">{html.escape(twin, quote=False)}</mark>' in evidence_list(claim)
