@@ -61,8 +61,8 @@ FLOOR = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 
 # ---- scores, cached --------------------------------------------------------------------
 def code_tag(model: Path, cfg: Any, precision: str = "int8") -> str:
-    """Weights, verifier code, the NLI runner's code, the scoring settings and the precision
-    (with the CPU's int8 reading): a change to any rescores every set."""
+    """Weights (their bytes), verifier code, the NLI runner's code, the scoring settings and
+    the precision (with the CPU's int8 reading): a change to any rescores every set."""
     from offline_eval.runners import int8
 
     h = hashlib.sha256()
@@ -72,8 +72,8 @@ def code_tag(model: Path, cfg: Any, precision: str = "int8") -> str:
     runners = [ROOT / "offline_eval" / "runners" / f for f in ("base.py", "pairs.py", "ort.py", "int8.py")]
     for f in sorted((ROOT / "offline_eval" / "nli").glob("*.py")) + runners + [ROOT / "benchmarks" / "verdict_sets.py"]:
         h.update(f.read_bytes())
-    for f in sorted((model / "onnx").glob("*.onnx")):
-        h.update(f.name.encode() + str(f.stat().st_size).encode())
+    for f in sorted((model / "onnx").glob("*.onnx")):   # the weights themselves: two models'
+        h.update(f.name.encode() + hashlib.sha256(f.read_bytes()).digest())  # files share a size
     h.update(repr([getattr(cfg, k) for k in SCORING]).encode())
     return h.hexdigest()[:12]
 

@@ -54,7 +54,8 @@ def main() -> None:
     ap.add_argument("--save-every", type=int, default=300)
     ap.add_argument("--freeze-layers", type=int, default=0, help="freeze embeddings and the first N layers")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--bf16", action="store_true", help="bf16 autocast on a GPU (the weights stay fp32)")
+    ap.add_argument("--bf16", action="store_true",
+                    help="bf16 autocast (the weights stay fp32): on a GPU, or on a CPU with AMX or AVX-512 BF16")
     ap.add_argument("--seed", type=int, default=SEED, help="head initialisation and batch order")
     args = ap.parse_args()
 
@@ -128,7 +129,7 @@ def main() -> None:
             if tts is not None:
                 tt[r, :n] = torch.tensor(tts[i])
         y = torch.tensor([tgt[i] for i in bidx])
-        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=args.bf16 and device == "cuda"):
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=args.bf16):
             types = {"token_type_ids": tt.to(device)} if typed else {}  # MPNet has none
             logits = model(input_ids=x.to(device), attention_mask=m.to(device), **types).logits.float()
         logp = torch.log_softmax(logits, -1)
