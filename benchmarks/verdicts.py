@@ -5,7 +5,7 @@ Protocol:
 
 * every set of :mod:`verdict_sets` is scored once with the shipped model and the shipped
   window / gate settings (``Verifier.score_claims``; cached under ``--cache``, keyed by the
-  weights and the verifier's code);
+  weights and the package's code);
 * for each set, the combiner (logistic regression, each training set weighted equally and
   its classes balanced) and the thresholds (``support``, ``contradict``, ``entail_floor``,
   on a grid, maximising the mean balanced accuracy over the training sets) are fitted on
@@ -61,17 +61,19 @@ FLOOR = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 
 # ---- scores, cached --------------------------------------------------------------------
 def code_tag(model: Path, cfg: Any, precision: str = "int8") -> str:
-    """Weights (their bytes), verifier code, the NLI runner's code, the scoring settings and
-    the precision (with the CPU's int8 reading): a change to any rescores every set."""
+    """Weights (their bytes), the package's code, the scoring settings and the precision (with
+    the CPU's int8 reading): a change to any rescores every set."""
     from offline_eval.runners import int8
 
     h = hashlib.sha256()
     reading = int8.record() if precision == "int8" else None
     if precision != "int8" or reading:  # the VNNI int8 tag stays what it was
         h.update(f"{precision}:{reading}".encode())
-    runners = [ROOT / "offline_eval" / "runners" / f for f in ("base.py", "pairs.py", "ort.py", "int8.py")]
-    for f in sorted((ROOT / "offline_eval" / "nli").glob("*.py")) + runners + [ROOT / "benchmarks" / "verdict_sets.py"]:
-        h.update(f.read_bytes())
+    # every module of the package: the verifier reads through the text utilities, the passage
+    # splitter and the runners as well as its own (a tag of nli/ alone kept scores of an old
+    # sentence split)
+    for f in sorted((ROOT / "offline_eval").rglob("*.py")) + [ROOT / "benchmarks" / "verdict_sets.py"]:
+        h.update(f.relative_to(ROOT).as_posix().encode() + f.read_bytes())
     for f in sorted((model / "onnx").glob("*.onnx")):   # the weights themselves: two models'
         h.update(f.name.encode() + hashlib.sha256(f.read_bytes()).digest())  # files share a size
     h.update(repr([getattr(cfg, k) for k in SCORING]).encode())

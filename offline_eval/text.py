@@ -30,6 +30,13 @@ def split_sentences(text: str) -> list[str]:
     """Split text into sentences (regex; keeps every character run except the gaps). A line
     break ends a sentence too (a page given as its lines, a list).
 
+    The verifier's split: unlike passages (:func:`offline_eval.index.chunk.sentence_spans`)
+    it knows no abbreviation ("Dr.", "No. 5" end a sentence here). Its window sizes, counted
+    in these sentences, and its thresholds were fitted on it; reading evidence and claims
+    with the passages' split instead, without refitting them, lowered ``real_answers.py
+    verify`` (wice-doc 0.711 -> 0.680) and the leave-one-set-out macro of
+    ``benchmarks/verdicts.py`` (0.644 -> 0.640) when tried (2026-12-08).
+
     >>> split_sentences("It rained. Then it stopped! OK")
     ['It rained.', 'Then it stopped!', 'OK']
     >>> split_sentences("Born 1815\\nDied 1852")

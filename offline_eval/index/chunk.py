@@ -26,10 +26,11 @@ from typing import Any, Iterable, Iterator
 _BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
 _WORD = re.compile(r"\S+")
 _LAST_WORD = re.compile(r"(\w+)\.$")
-# No boundary after these, nor after a single letter ("Arthur C. Clarke", "U.S.").
-_ABBREVIATIONS = frozenset("mr mrs ms dr prof st jr sr vs etc eg ie al fig no vol ed rev gen "
-                           "col lt sgt capt mt ft inc ltd co corp jan feb mar apr jun jul aug "
-                           "sep sept oct nov dec".split())
+# No boundary after these, nor after a single letter ("Arthur C. Clarke", "U.S."): titles,
+# "No. 5", "Op. 67", "pp. 3-9", "ca. 1500", "est. 1850", months.
+_ABBREVIATIONS = frozenset("mr mrs ms dr prof st jr sr vs etc eg ie al fig no nos vol ed rev gen "
+                           "col lt sgt capt mt ft inc ltd co corp op pp ca approx cf est jan feb "
+                           "mar apr jun jul aug sep sept oct nov dec".split())
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     >>> t = "Dr. Who met Arthur C. Clarke in the U.S. Army. It was 1950."
     >>> [t[s:e] for s, e in sentence_spans(t)]
     ['Dr. Who met Arthur C. Clarke in the U.S. Army.', 'It was 1950.']
+    >>> t = "The Symphony No. 5 in C minor, Op. 67, is a symphony. It was first played in 1808."
+    >>> [t[s:e] for s, e in sentence_spans(t)]
+    ['The Symphony No. 5 in C minor, Op. 67, is a symphony.', 'It was first played in 1808.']
     """
     spans, pos = [], 0
     for m in _BOUNDARY.finditer(text):

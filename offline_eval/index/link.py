@@ -70,6 +70,11 @@ _PRONOUNS = frozenset("it its he his him she her they their them this these thos
 MAX_WEAK_USES = 100  # see Linker.from_documents
 SENTENCE_SUBJECTS = 16_384  # sentences whose subject a Linker remembers
 MIN_FORM_USES = 3  # a one-word title's other number is an alias when the leads use it this often
+#: a numbered work's title: "Symphony No. 5", "Piano Concerto No. 21" (see :func:`ordinal_names`)
+_NUMBERED = re.compile(r"^([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+){0,2}) No\. ([1-9]\d?)$")
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
+_TENS = "twen thir for fif six seven eigh nine".split()
 
 
 @lru_cache(maxsize=8192)  # passages recur across the claims of a batch
@@ -192,6 +197,8 @@ class Linker:
                     add("weak", " ".join(words[1:]), doc)
                 elif not words[-1].isupper() and len(words[-1]) > 2:
                     add("weak", words[-1], doc)  # a surname
+            for name in ordinal_names(bare):  # "Fifth Symphony" for Symphony No. 5 (Beethoven)
+                add("weak", name, doc)
             if len(words) == 1 and len(bare) > 3 and bare[1:].islower():
                 forms.append((bare[:-1] if bare.endswith("s") else bare + "s", doc))
         lower = {w: n for w, n in words_seen.items() if w.islower()}
@@ -419,6 +426,31 @@ def _after_prep(toks: Sequence[tuple[int, str]], i: int) -> bool:
             return True
         j -= 1
     return j >= 0 and toks[j][1].lower() in _PREPS
+
+def ordinal_names(title: str) -> list[str]:
+    """How text names a numbered work: "Symphony No. 5" is the "Fifth Symphony". A weak
+    alias: several composers have a Fifth Symphony, and the text's other words
+    ("Beethoven's") pick the title ("Symphony No. 5 (Beethoven)") that holds them. (A
+    mention starts with a capital, so "5th Symphony" is not one.)
+
+    >>> ordinal_names("Symphony No. 5"), ordinal_names("Piano Concerto No. 21")
+    (['Fifth Symphony'], ['Twenty-first Piano Concerto'])
+    >>> ordinal_names("Apollo 11"), ordinal_names("Symphony No. 5 (Beethoven)")
+    ([], [])
+    """
+    m = _NUMBERED.match(title)
+    if not m:
+        return []
+    kind, n = m.group(1), int(m.group(2))
+    tens, unit = divmod(n, 10)
+    if n < 20:
+        word = _ORDINALS[n - 1]
+    elif unit == 0:
+        word = _TENS[tens - 2] + "tieth"
+    else:
+        word = _TENS[tens - 2] + "ty-" + _ORDINALS[unit - 1]
+    return [f"{word.capitalize()} {kind}"]
+
 
 def lead_names(lead: str) -> list[str]:
     """The names a lead paragraph gives its subject in its first sentence.

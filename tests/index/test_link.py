@@ -76,6 +76,29 @@ def test_a_shared_name_is_linked_when_the_texts_other_words_pick_one_title():
     assert (hit.passage.doc_id, hit.found_by) == ("Marie Curie", "topic")
 
 
+def test_a_numbered_work_is_named_by_its_ordinal_and_the_creator_picks_which():
+    L = Linker.from_documents([
+        ("b5", "Symphony No. 5 (Beethoven)", "The Symphony No. 5 in C minor, Op. 67, is a symphony "
+         "by Ludwig van Beethoven. First performed in Vienna in 1808, it is famous."),
+        ("m5", "Symphony No. 5 (Mahler)", "The Symphony No. 5 by Gustav Mahler was composed in 1901."),
+        ("b9", "Symphony No. 9 (Beethoven)", "The Symphony No. 9 in D minor is a choral symphony."),
+        ("lvb", "Ludwig van Beethoven", "Ludwig van Beethoven was a German composer."),
+        ("gm", "Gustav Mahler", "Gustav Mahler was an Austro-Bohemian composer."), *LEADS])
+    link = L.subject("Beethoven's Fifth Symphony was first performed in Vienna in 1808.")
+    assert (link.doc_id, link.how) == ("b5", "context")  # two Fifth Symphonies: "Beethoven" picks
+    assert L.subject("Mahler's Fifth Symphony was composed in 1901.").doc_id == "m5"
+    assert L.subject("The Ninth Symphony is a choral symphony.").doc_id == "b9"  # one holder
+    assert L.subject("The Fifth Symphony is famous.").doc_id is None  # two, and no word picks
+    # the claim is judged against its own article, not the composer's
+    index = SearchIndex.from_documents([Document(i, t, n) for i, n, t in (
+        ("b5", "Symphony No. 5 (Beethoven)", "The Symphony No. 5 in C minor, Op. 67, is a symphony by "
+         "Ludwig van Beethoven. First performed in Vienna in 1808, it is famous."),
+        ("lvb", "Ludwig van Beethoven", "Ludwig van Beethoven was a German composer. His Symphony "
+         "No. 5 and Symphony No. 9 are famous."))])
+    hit = index.search_about("Beethoven's Fifth Symphony was first performed in Vienna in 1808.", k=1)[0]
+    assert (hit.passage.doc_id, hit.found_by) == ("b5", "subject")
+
+
 def test_the_subject_is_not_a_name_after_a_preposition_nor_a_possessor():
     L = linker()
     assert L.subject("In Paris, Marie Curie studied physics.").doc_id == "Marie Curie"

@@ -35,6 +35,16 @@ def test_sentence_spans_keep_offsets():
         "Dr. Smith arrived.", "he left!", "Then?", "3 cats ran. end"]
 
 
+def test_a_works_number_a_title_or_an_initial_does_not_end_a_sentence():
+    lead = ("The Symphony No. 5 in C minor, Op. 67, is a symphony by Ludwig van Beethoven. "
+            "First performed in Vienna in 1808, it is famous. Dr. Smith met St. John in the U.S. "
+            "Army. He wrote ca. 40 books.")
+    assert [lead[s:e] for s, e in sentence_spans(lead)] == [
+        "The Symphony No. 5 in C minor, Op. 67, is a symphony by Ludwig van Beethoven.",
+        "First performed in Vienna in 1808, it is famous.",
+        "Dr. Smith met St. John in the U.S. Army.", "He wrote ca. 40 books."]
+
+
 def words(n, tag):
     return " ".join(f"{tag}{i}" for i in range(n)) + "."
 
