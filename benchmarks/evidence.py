@@ -210,7 +210,7 @@ def main() -> None:
         "(`benchmarks/data/probe/`). Nothing was fitted or tuned on it; the verifier is the "
         "shipped one (decision fitted on 17 real sets, `verdicts` section). Every retrieval "
         "below runs on the same claims in this one run; k = 5; each claim's query is given. "
-        "Two exceptions to \"nothing tuned\", both of 2026-12-07: the name rule's word "
+        "Three exceptions to \"nothing tuned\": the name rule's word "
         "alignment and its agent frame (\"discovered by X\" against \"discovered ... by Y\") "
         "were written after reading this probe's missed false claims, so the gap "
         "between `subject` and `subject, name rule frame only` is not a held-out figure (the "
@@ -219,7 +219,10 @@ def main() -> None:
         "the claim's, unless the claim shares a word of that article's title) and the linking "
         "of a shared name by the claim's other words were written after reading the five probe "
         "claims that another article decided, so the `subject` rows' *decided by another "
-        "article* is not held out either.",
+        "article* is not held out either (all three of 2026-12-07); and the names of numbered "
+        "works (\"Fifth Symphony\" for Symphony No. 5 (Beethoven)) were added after reading a "
+        "probe claim that Beethoven's own lead decided (2026-12-08), so the four Beethoven "
+        "symphony claims are not held out.",
         "",
         "| retrieval | recall@1 | recall@5 | decided by another article | balanced acc. | false caught | true flagged | retrieval ms/claim |",
         "|---|---|---|---|---|---|---|---|",

@@ -427,6 +427,7 @@ def _after_prep(toks: Sequence[tuple[int, str]], i: int) -> bool:
         j -= 1
     return j >= 0 and toks[j][1].lower() in _PREPS
 
+
 def ordinal_names(title: str) -> list[str]:
     """How text names a numbered work: "Symphony No. 5" is the "Fifth Symphony". A weak
     alias: several composers have a Fifth Symphony, and the text's other words
